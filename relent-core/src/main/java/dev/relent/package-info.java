@@ -1,0 +1,8 @@
+/**
+ * Relent's public API: retry policy, backoff and jitter, server hints, guards and the executor.
+ *
+ * <p>Policies and guards are immutable or thread-safe and meant to be shared; builders are not
+ * thread-safe. Nothing here waits on its own: guards return decisions, and only the executor waits,
+ * through the injected {@link dev.relent.spi.Sleeper} or {@link dev.relent.spi.Scheduler}.
+ */
+package dev.relent;
