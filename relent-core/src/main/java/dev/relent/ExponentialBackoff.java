@@ -1,0 +1,151 @@
+package dev.relent;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The only {@link Backoff} implementation: three final fields and integer arithmetic.
+ *
+ * <p>Overflow: {@code base * 2^(retry-1)} is never computed when it could exceed the cap. Since
+ * {@code base <= cap}, the shift {@code base << k} stays within the cap exactly when {@code base <=
+ * cap >> k}, and for {@code k >= 63} the window is the cap. The decorrelated window uses the same
+ * idea: {@code 3 * p} stays within the cap exactly when {@code p <= cap / 3}. So no product ever
+ * wraps, whatever the retry number or previous delay.
+ *
+ * <p>The draw maps onto the window as {@code min + floor(random * (window - min))}, clamped to the
+ * window because a double product can round one ulp above a large span.
+ */
+final class ExponentialBackoff implements Backoff {
+  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
+  static final ExponentialBackoff DEFAULTS =
+      new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30), Jitter.FULL);
+
+  private final Duration base;
+  private final Duration cap;
+  private final Jitter jitter;
+  private final long baseNanos;
+  private final long capNanos;
+
+  ExponentialBackoff(Duration base, Duration cap, Jitter jitter) {
+    this.base = base;
+    this.cap = cap;
+    this.jitter = jitter;
+    this.baseNanos = base.toNanos();
+    this.capNanos = cap.toNanos();
+  }
+
+  @Override
+  public Duration base() {
+    return base;
+  }
+
+  @Override
+  public Duration cap() {
+    return cap;
+  }
+
+  @Override
+  public Jitter jitter() {
+    return jitter;
+  }
+
+  @Override
+  public long delayNanos(int retry, long previousDelayNanos, double random) {
+    // Written as a negated range test so that NaN fails it too.
+    if (!(random >= 0.0 && random <= 1.0)) {
+      throw new IllegalArgumentException("random must be in [0, 1]: " + random);
+    }
+    long window = windowNanos(retry, previousDelayNanos);
+    long min = lowerBound(window);
+    long span = window - min;
+    if (span == 0) {
+      return window;
+    }
+    return min + Math.min(span, (long) (random * span));
+  }
+
+  @Override
+  public long windowNanos(int retry, long previousDelayNanos) {
+    if (retry < 1) {
+      throw new IllegalArgumentException("retry must be >= 1: " + retry);
+    }
+    if (jitter == Jitter.DECORRELATED) {
+      // Retry 1 starts from the base whatever the caller passes; later ones never go below it.
+      long previous = retry == 1 ? baseNanos : Math.max(baseNanos, previousDelayNanos);
+      return previous > capNanos / 3 ? capNanos : Math.min(capNanos, 3 * previous);
+    }
+    int shift = retry - 1;
+    if (shift >= Long.SIZE - 1 || baseNanos > (capNanos >> shift)) {
+      return capNanos;
+    }
+    return baseNanos << shift;
+  }
+
+  @Override
+  public long minNanos(int retry, long previousDelayNanos) {
+    return lowerBound(windowNanos(retry, previousDelayNanos));
+  }
+
+  private long lowerBound(long window) {
+    return switch (jitter) {
+      case NONE -> window;
+      case FULL -> 0L;
+      case EQUAL -> window / 2;
+      case DECORRELATED -> baseNanos;
+    };
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof ExponentialBackoff)) {
+      return false;
+    }
+    ExponentialBackoff that = (ExponentialBackoff) o;
+    return baseNanos == that.baseNanos && capNanos == that.capNanos && jitter == that.jitter;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(baseNanos, capNanos, jitter);
+  }
+
+  @Override
+  public String toString() {
+    return "Backoff[base=" + describe(base) + ", cap=" + describe(cap) + ", jitter=" + jitter + "]";
+  }
+
+  /** Validates a builder argument: non-null, positive and representable as {@code long} nanos. */
+  static Duration requirePositive(Duration value, String name) {
+    Objects.requireNonNull(value, () -> name + " cannot be null");
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be > 0: " + describe(value));
+    }
+    if (value.compareTo(MAX_NANOS) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be <= Long.MAX_VALUE ns (about 292 years): " + describe(value));
+    }
+    return value;
+  }
+
+  /**
+   * Renders a duration for a message in the largest of ms, us or ns that shows it exactly ("-5 ms",
+   * "1500 us"); durations beyond {@code long} nanos fall back to ISO-8601.
+   */
+  static String describe(Duration d) {
+    if (d.compareTo(MAX_NANOS) > 0 || d.compareTo(MAX_NANOS.negated()) < 0) {
+      return d.toString();
+    }
+    long nanos = d.toNanos();
+    if (nanos % 1_000_000L == 0) {
+      return nanos / 1_000_000L + " ms";
+    }
+    if (nanos % 1_000L == 0) {
+      return nanos / 1_000L + " us";
+    }
+    return nanos + " ns";
+  }
+}
