@@ -13,7 +13,8 @@ import java.util.Objects;
  * wraps, whatever the retry number or previous delay.
  *
  * <p>The draw maps onto the window as {@code min + floor(random * (window - min))}, clamped to the
- * window because a double product can round one ulp above a large span.
+ * window because a double product can round one ulp above a large span; a draw of exactly 1 gives
+ * the window itself, which the product can miss by rounding below a large span.
  */
 final class ExponentialBackoff implements Backoff {
   private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
@@ -59,7 +60,8 @@ final class ExponentialBackoff implements Backoff {
     long window = windowNanos(retry, previousDelayNanos);
     long min = lowerBound(window);
     long span = window - min;
-    if (span == 0) {
+    // Beyond 2^53 the span is not exact as a double: pin the top draw to the exact window.
+    if (span == 0 || random == 1.0) {
       return window;
     }
     return min + Math.min(span, (long) (random * span));
