@@ -1,0 +1,297 @@
+package dev.relent;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Stops calling a downstream that keeps failing, then tests its recovery with a few probes (SPEC
+ * R5). One breaker per downstream.
+ *
+ * <p>States and events:
+ *
+ * <ul>
+ *   <li>{@link State#CLOSED}: every call is permitted and its outcome recorded in the window; after
+ *       each outcome, if the window holds at least {@code minimumCalls} calls and {@code failures *
+ *       100 >= threshold * calls}, the breaker opens.
+ *   <li>{@link State#OPEN}: every call is refused with the nanos left until {@code openedAt +
+ *       openDuration}; at that moment the breaker becomes half-open, lazily, on the next call of
+ *       {@link #tryAcquirePermission}, {@link #state} or {@link #metrics}.
+ *   <li>{@link State#HALF_OPEN}: up to {@code halfOpenProbes} probe calls are permitted; a probe
+ *       slot is freed by {@link #releasePermission()}. When that many probes have succeeded the
+ *       breaker closes with an empty window; the first probe failure opens it again for a new open
+ *       period. While every slot is taken, calls are refused with {@code openDuration} as the wait:
+ *       if a probe fails, that is when the next probe may go.
+ * </ul>
+ *
+ * <p>Outcomes are attributed by the state at the time they are reported: an outcome reported while
+ * open, or while half-open with no probe in flight (a call permitted before the breaker opened), is
+ * ignored. A call refused by the breaker is never reported, so never counted. The window's calls
+ * and failures freeze while the breaker is not closed, so that {@link #metrics} shows what opened
+ * it.
+ *
+ * <p>Defaults ({@link #ofDefaults()}): failure rate threshold <b>50 %</b>, count window of the last
+ * <b>100</b> calls, at least <b>20</b> calls before the rate is judged, open for <b>30 s</b>,
+ * <b>3</b> half-open probes. A time window ({@link Builder#withTimeWindow}) is made of 10 buckets
+ * of a tenth of its length each, so a call counts for between 0.9 and 1.0 windows.
+ *
+ * <p>Thread-safe: each method is one short critical section on a private lock and, on the success
+ * path, allocates nothing. State-change listeners run after the transition, outside the lock, one
+ * at a time and in the order of the transitions. The breaker never waits and never reads time:
+ * {@code now} is the executor's {@link dev.relent.spi.Ticker} reading. Its state is kept in memory
+ * only: a breaker judges the health of a downstream as this process sees it, and keeping it in a
+ * shared store would add a round trip to every outcome.
+ */
+public interface CircuitBreaker {
+
+  /** The state of a breaker. */
+  enum State {
+    /** Calls go through and their outcomes are counted. */
+    CLOSED,
+    /** Calls are refused until the open period is over. */
+    OPEN,
+    /** A few probe calls test whether the downstream has recovered. */
+    HALF_OPEN
+  }
+
+  /**
+   * Returns a new breaker with the defaults: 50 % of the last 100 calls, at least 20 calls, open 30
+   * s, 3 probes.
+   *
+   * @return a new breaker
+   */
+  static CircuitBreaker ofDefaults() {
+    return builder().build();
+  }
+
+  /**
+   * Returns a builder with the defaults.
+   *
+   * @return a new builder
+   */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Asks to make a call.
+   *
+   * @param nowNanos the executor's ticker reading
+   * @return 0 if the call is permitted (half-open: a probe slot is taken, to be given back by an
+   *     outcome or {@link #releasePermission()}); &gt; 0 if refused: the nanos until the next probe
+   *     may be tried (&ge; 1)
+   */
+  long tryAcquirePermission(long nowNanos);
+
+  /**
+   * Reports that a permitted call succeeded.
+   *
+   * @param nowNanos the executor's ticker reading
+   */
+  void onSuccess(long nowNanos);
+
+  /**
+   * Reports that a permitted call failed.
+   *
+   * @param nowNanos the executor's ticker reading
+   */
+  void onFailure(long nowNanos);
+
+  /**
+   * Reports that a permitted call was not made, or ended with an outcome that is neither success
+   * nor failure (for example cancelled): frees its half-open probe slot and records nothing.
+   */
+  void releasePermission();
+
+  /**
+   * Returns the state, after the lazy open to half-open transition if it is due.
+   *
+   * @param nowNanos the executor's ticker reading
+   * @return the state
+   */
+  State state(long nowNanos);
+
+  /**
+   * Returns a snapshot of the state and counts, after the lazy open to half-open transition if it
+   * is due.
+   *
+   * @param nowNanos the executor's ticker reading
+   * @return a new snapshot
+   */
+  Metrics metrics(long nowNanos);
+
+  /**
+   * A change of state.
+   *
+   * @param from the state before
+   * @param to the state after
+   * @param atNanos the ticker reading of the call that made it
+   */
+  record Transition(State from, State to, long atNanos) {}
+
+  /**
+   * A snapshot of a breaker.
+   *
+   * @param state the state
+   * @param calls the calls in the window (frozen while not closed)
+   * @param failures the failures among them
+   * @param failureRate {@code 100 * failures / calls}, in percent; 0 without calls
+   * @param probesInFlight half-open probes permitted and not yet reported
+   * @param probesSucceeded half-open probes that succeeded in this half-open period
+   */
+  record Metrics(
+      State state,
+      long calls,
+      long failures,
+      double failureRate,
+      int probesInFlight,
+      int probesSucceeded) {}
+
+  /**
+   * Builds a {@link CircuitBreaker}. Mutable and not thread-safe; {@link #build()} may be called
+   * repeatedly.
+   */
+  final class Builder {
+    double failureRateThreshold = 50.0;
+    int countWindow = 100;
+    long timeWindowNanos;
+    int minimumCalls = 20;
+    long openDurationNanos = 30_000_000_000L;
+    int halfOpenProbes = 3;
+    final List<Consumer<Transition>> listeners = new ArrayList<>();
+
+    Builder() {}
+
+    /**
+     * Sets the failure rate at or above which the breaker opens; default 50.
+     *
+     * @param percent in {@code (0, 100]}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code percent} is outside {@code (0, 100]}
+     */
+    public Builder withFailureRateThreshold(double percent) {
+      if (!(percent > 0 && percent <= 100)) {
+        throw new IllegalArgumentException(
+            "failureRateThreshold must be > 0 and <= 100: " + percent + " %");
+      }
+      this.failureRateThreshold = percent;
+      return this;
+    }
+
+    /**
+     * Judges the failure rate over the last {@code calls} calls; the default (100). Replaces a time
+     * window set before.
+     *
+     * @param calls &ge; 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code calls} &lt; 1
+     */
+    public Builder withCountWindow(int calls) {
+      if (calls < 1) {
+        throw new IllegalArgumentException("countWindow must be >= 1: " + calls + " calls");
+      }
+      this.countWindow = calls;
+      this.timeWindowNanos = 0;
+      return this;
+    }
+
+    /**
+     * Judges the failure rate over the calls of the last {@code window} (10 buckets of a tenth of
+     * it each). Replaces a count window, including the default one.
+     *
+     * @param window at least 1 ms
+     * @return this builder
+     * @throws NullPointerException if {@code window} is null
+     * @throws IllegalArgumentException if {@code window} is shorter than 1 ms
+     */
+    public Builder withTimeWindow(Duration window) {
+      long nanos = GuardChecks.positiveNanos("timeWindow", window);
+      if (nanos < 1_000_000L) {
+        throw new IllegalArgumentException(
+            "timeWindow must be >= 1 ms: " + GuardChecks.format(window));
+      }
+      this.timeWindowNanos = nanos;
+      this.countWindow = 0;
+      return this;
+    }
+
+    /**
+     * Sets how many calls the window must hold before the failure rate is judged; default 20.
+     *
+     * @param calls &ge; 1, and at most the count window if one is used
+     * @return this builder
+     * @throws IllegalArgumentException if {@code calls} &lt; 1
+     */
+    public Builder withMinimumCalls(int calls) {
+      if (calls < 1) {
+        throw new IllegalArgumentException("minimumCalls must be >= 1: " + calls + " calls");
+      }
+      this.minimumCalls = calls;
+      return this;
+    }
+
+    /**
+     * Sets how long the breaker stays open before probing; default 30 s.
+     *
+     * @param duration &gt; 0
+     * @return this builder
+     * @throws NullPointerException if {@code duration} is null
+     * @throws IllegalArgumentException if {@code duration} is not positive
+     */
+    public Builder withOpenDuration(Duration duration) {
+      this.openDurationNanos = GuardChecks.positiveNanos("openDuration", duration);
+      return this;
+    }
+
+    /**
+     * Sets how many probe calls must succeed in the half-open state to close the breaker, and how
+     * many may be in flight at once; default 3.
+     *
+     * @param probes &ge; 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code probes} &lt; 1
+     */
+    public Builder withHalfOpenProbes(int probes) {
+      if (probes < 1) {
+        throw new IllegalArgumentException("halfOpenProbes must be >= 1: " + probes);
+      }
+      this.halfOpenProbes = probes;
+      return this;
+    }
+
+    /**
+     * Adds a listener called after each transition, outside any lock, one transition at a time in
+     * the order they happened, on the thread of a call that made one. A listener that throws is
+     * logged and does not affect the breaker.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder onStateChange(Consumer<Transition> listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener cannot be null"));
+      return this;
+    }
+
+    /**
+     * Builds the breaker.
+     *
+     * @return a new breaker, closed
+     * @throws IllegalStateException if a count window is used and {@code minimumCalls} exceeds it
+     *     (the breaker could never open)
+     */
+    public CircuitBreaker build() {
+      if (countWindow > 0 && minimumCalls > countWindow) {
+        throw new IllegalStateException(
+            "minimumCalls ("
+                + minimumCalls
+                + ") must be <= countWindow ("
+                + countWindow
+                + "): the breaker could never open");
+      }
+      return new CircuitBreakerImpl(this);
+    }
+  }
+}
