@@ -1,0 +1,217 @@
+package dev.relent;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * An asynchronous operation: the decisions of {@link Execution}, driven by callbacks. No thread
+ * blocks: waits are {@link dev.relent.spi.Scheduler} tasks, a concurrency slot is awaited as a
+ * future, the attempt's timeout is a scheduled task that completes the attempt's future.
+ *
+ * <p>Cancellation: {@link #promise} may be completed or cancelled by the caller at any time, from
+ * any thread. Every resource the operation holds (breaker permit, concurrency slot, pacer
+ * reservation, pending timer, attempt in flight) is recorded under {@code this} lock, and {@link
+ * #cleanUp()} frees all of them under the same lock; each step checks the promise after taking a
+ * resource, so a resource taken while a cancellation runs is freed by whichever comes second.
+ */
+final class AsyncExecution<R> extends Execution<R> {
+  private final AsyncSupplier<? extends R> supplier;
+  private final CompletableFuture<R> promise = new CompletableFuture<>();
+
+  private Future<?> timer;
+  private CompletableFuture<Void> slotWaiter;
+  private CompletableFuture<? extends R> inFlight;
+  private long reservedStart = Long.MIN_VALUE;
+
+  AsyncExecution(DefaultRelentExecutor<R> x, long now, AsyncSupplier<? extends R> supplier) {
+    super(x, now);
+    this.supplier = supplier;
+  }
+
+  CompletableFuture<R> start() {
+    promise.whenComplete((r, t) -> cleanUp());
+    next(startNanos);
+    return promise;
+  }
+
+  /** One pass through the guards, then the attempt. */
+  private void next(long now) {
+    if (promise.isDone()) {
+      return;
+    }
+    synchronized (this) {
+      if (!admit(now)) {
+        finish(failure);
+        return;
+      }
+    }
+    if (x.limit != null && !x.limit.tryAcquire()) {
+      awaitSlot(now);
+      return;
+    }
+    holdSlotThenPace(now);
+  }
+
+  private void awaitSlot(long now) {
+    CompletableFuture<Void> waiter = x.limit.acquireAsync();
+    Future<?> timeout =
+        x.scheduler.schedule(
+            () -> {
+              if (waiter.cancel(false)) {
+                synchronized (this) {
+                  releaseGuards();
+                }
+                finish(giveUp(concurrencyRefusal(x.ticker.read())));
+              }
+            },
+            deadlineAt - now);
+    synchronized (this) {
+      slotWaiter = waiter;
+      timer = timeout;
+    }
+    waiter.whenComplete(
+        (ok, t) -> {
+          if (t == null) {
+            timeout.cancel(false);
+            holdSlotThenPace(x.ticker.read());
+          }
+        });
+  }
+
+  private void holdSlotThenPace(long now) {
+    long wait;
+    synchronized (this) {
+      slotHeld = x.limit != null;
+      slotWaiter = null;
+      if (promise.isDone()) {
+        releaseGuards();
+        return;
+      }
+      wait = pace(now);
+      if (wait > 0) {
+        reservedStart = now + wait;
+        timer = x.scheduler.schedule(this::attemptAfterPacing, wait);
+      }
+    }
+    if (wait == FAILED) {
+      finish(failure);
+    } else if (wait == 0) {
+      attempt(now);
+    }
+  }
+
+  private void attemptAfterPacing() {
+    synchronized (this) {
+      reservedStart = Long.MIN_VALUE;
+    }
+    attempt(x.ticker.read());
+  }
+
+  private void attempt(long now) {
+    if (promise.isDone()) {
+      return;
+    }
+    begin(now);
+    CompletableFuture<? extends R> stage;
+    try {
+      CompletionStage<? extends R> started = supplier.get(this);
+      if (started == null) {
+        throw new NullPointerException("the attempt returned a null CompletionStage");
+      }
+      stage = started.toCompletableFuture();
+    } catch (Exception e) {
+      complete(null, e, now);
+      return;
+    } catch (Error e) {
+      synchronized (this) {
+        releaseGuards();
+      }
+      finish(e);
+      return;
+    }
+    int attemptNumber = attempts;
+    long limitNanos = attemptTimeoutNanos;
+    Future<?> timeout =
+        x.scheduler.schedule(
+            () ->
+                stage.completeExceptionally(
+                    new TimeoutException(
+                        "attempt "
+                            + attemptNumber
+                            + " timed out after "
+                            + Durations.format(limitNanos))),
+            limitNanos);
+    synchronized (this) {
+      inFlight = stage;
+      timer = timeout;
+    }
+    if (promise.isDone()) {
+      stage.cancel(true);
+    }
+    stage.whenComplete(
+        (result, thrown) -> {
+          timeout.cancel(false);
+          synchronized (this) {
+            inFlight = null;
+          }
+          complete(result, unwrap(thrown), now);
+        });
+  }
+
+  private void complete(R result, Throwable thrown, long attemptStart) {
+    long next;
+    synchronized (this) {
+      releaseSlot();
+      if (promise.isDone()) {
+        releaseGuards();
+        return;
+      }
+      next = onOutcome(result, thrown, attemptStart);
+      if (next >= 0) {
+        timer = x.scheduler.schedule(() -> next(x.ticker.read()), next);
+      }
+    }
+    if (next == DONE) {
+      promise.complete(result);
+    } else if (next == FAILED) {
+      finish(failure);
+    }
+  }
+
+  private void finish(Throwable error) {
+    promise.completeExceptionally(error);
+  }
+
+  /** Frees everything the operation holds; runs once the promise is complete, however. */
+  private synchronized void cleanUp() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    if (slotWaiter != null) {
+      slotWaiter.cancel(false);
+      slotWaiter = null;
+    }
+    if (inFlight != null) {
+      inFlight.cancel(true);
+      inFlight = null;
+    }
+    if (reservedStart != Long.MIN_VALUE && x.pacer != null) {
+      x.pacer.refund(reservedStart);
+      reservedStart = Long.MIN_VALUE;
+    }
+    releaseGuards();
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

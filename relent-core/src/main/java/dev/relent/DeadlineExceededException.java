@@ -1,0 +1,15 @@
+package dev.relent;
+
+/**
+ * The operation's total deadline left no room for the next wait or attempt, or for the pacer's or
+ * the concurrency limit's wait. It stops before waiting, never after.
+ *
+ * <p>Immutable once thrown.
+ */
+public final class DeadlineExceededException extends RelentException {
+  private static final long serialVersionUID = 1L;
+
+  DeadlineExceededException(GiveUp details) {
+    super(details);
+  }
+}

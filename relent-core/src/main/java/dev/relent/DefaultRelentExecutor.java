@@ -1,0 +1,120 @@
+package dev.relent;
+
+import dev.relent.spi.Clock;
+import dev.relent.spi.RandomSource;
+import dev.relent.spi.Scheduler;
+import dev.relent.spi.Sleeper;
+import dev.relent.spi.Ticker;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The one {@link RelentExecutor}. Holds the shared, immutable wiring and the counters; the per-call
+ * state lives in {@link Execution} (sync) and {@link AsyncExecution} (async), which share every
+ * decision so that the two modes cannot drift apart.
+ */
+final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
+  final RetryPolicy<R> policy;
+  final RetryPolicyConfig<R> config;
+  final CircuitBreaker breaker;
+  final RetryBudget budget;
+  final Pacer pacer;
+  final ConcurrencyLimit limit;
+  final Ticker ticker;
+  final Clock clock;
+  final Sleeper sleeper;
+  final Scheduler scheduler;
+  final RandomSource random;
+  final HintExtractor<R> hints;
+  final List<RelentListener<R>> listeners;
+  final long deadlineNanos;
+  final long attemptTimeoutNanos;
+  final long maxServerWaitNanos;
+
+  final LongAdder firstAttempts = new LongAdder();
+  final LongAdder retries = new LongAdder();
+  final LongAdder successes = new LongAdder();
+  final LongAdder[] failures = new LongAdder[RelentException.Reason.values().length + 1];
+
+  DefaultRelentExecutor(RelentExecutor.Builder<R> b) {
+    policy = b.policy;
+    config = b.policy.config();
+    breaker = b.breaker;
+    budget = b.budget;
+    pacer = b.pacer;
+    limit = b.limit;
+    ticker = b.ticker;
+    clock = b.clock;
+    sleeper = b.sleeper;
+    scheduler = b.scheduler;
+    random = b.random;
+    hints = config.hintExtractor().orElse(null);
+    listeners = List.copyOf(b.listeners);
+    deadlineNanos = Durations.saturatedNanos(config.deadline());
+    attemptTimeoutNanos = Durations.saturatedNanos(config.attemptTimeout());
+    maxServerWaitNanos =
+        config.maxServerWait().map(Durations::saturatedNanos).orElse(deadlineNanos);
+    for (int i = 0; i < failures.length; i++) {
+      failures[i] = new LongAdder();
+    }
+  }
+
+  @Override
+  public R get(CheckedSupplier<? extends R> attempt) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    return new Execution<>(this, ticker.read()).run(attempt, null);
+  }
+
+  @Override
+  public R get(ContextualSupplier<? extends R> attempt) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    return new Execution<>(this, ticker.read()).run(null, attempt);
+  }
+
+  @Override
+  public CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    return new AsyncExecution<>(this, ticker.read(), attempt).start();
+  }
+
+  @Override
+  public RetryPolicy<R> policy() {
+    return policy;
+  }
+
+  @Override
+  public RelentCounters counters() {
+    EnumMap<RelentException.Reason, Long> byReason = new EnumMap<>(RelentException.Reason.class);
+    long total = 0;
+    for (RelentException.Reason reason : RelentException.Reason.values()) {
+      long n = failures[reason.ordinal()].sum();
+      byReason.put(reason, n);
+      total += n;
+    }
+    // Failures the policy does not retry and that are returned or rethrown as they are.
+    total += failures[failures.length - 1].sum();
+    return new RelentCounters(firstAttempts.sum(), retries.sum(), successes.sum(), total, byReason);
+  }
+
+  /** Counts a final failure that is not a RelentException (an unchecked failure, rethrown). */
+  void countPlainFailure() {
+    failures[failures.length - 1].increment();
+  }
+
+  void emit(RelentEvent<R> event) {
+    for (int i = 0; i < listeners.size(); i++) {
+      try {
+        listeners.get(i).onEvent(event);
+      } catch (RuntimeException ignored) {
+        // Observing must never change the outcome of an operation (see RelentListener).
+      }
+    }
+  }
+
+  boolean observed() {
+    return !listeners.isEmpty();
+  }
+}

@@ -1,0 +1,417 @@
+package dev.relent;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The state of one operation and every decision made about it. The synchronous loop lives here;
+ * {@link AsyncExecution} drives the same decisions from callbacks.
+ *
+ * <p>Design: each phase is a method that returns a primitive decision, so that the success path
+ * allocates nothing: {@link #admit} (deadline, breaker), {@link #pace} (pacer), {@link #begin}
+ * (counts the attempt, fixes its timeout), {@link #onOutcome} (records the outcome in every guard,
+ * classifies it, and plans the retry). A refusal is stored in {@link #failure} as the exception to
+ * throw, built only then.
+ *
+ * <p>Not thread-safe: a synchronous execution is confined to its caller's thread; an asynchronous
+ * one moves between threads only through future completions and scheduled tasks, which order the
+ * accesses (happens-before). {@link AsyncExecution} locks around the fields a cancellation touches.
+ */
+class Execution<R> implements AttemptContext {
+  /** {@link #onOutcome} result: return the result. */
+  static final long DONE = -1;
+
+  /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
+  static final long FAILED = -2;
+
+  final DefaultRelentExecutor<R> x;
+  final long startNanos;
+  final long deadlineAt;
+
+  int attempts;
+  long attemptTimeoutNanos;
+  long prevDelayNanos;
+  boolean permitHeld;
+  boolean slotHeld;
+
+  R lastResult;
+  Throwable lastFailure;
+  Verdict lastVerdict;
+  RuntimeException failure;
+
+  Execution(DefaultRelentExecutor<R> x, long now) {
+    this.x = x;
+    this.startNanos = now;
+    this.deadlineAt = Durations.saturatedAdd(now, x.deadlineNanos);
+  }
+
+  // ---------------------------------------------------------------- synchronous loop
+
+  R run(CheckedSupplier<? extends R> plain, ContextualSupplier<? extends R> contextual) {
+    long now = startNanos;
+    while (true) {
+      if (!admit(now)) {
+        throw failure;
+      }
+      try {
+        if (x.limit != null && !x.limit.tryAcquire()) {
+          if (!x.limit.acquire(Math.max(0L, deadlineAt - now))) {
+            throw giveUp(concurrencyRefusal(x.ticker.read()));
+          }
+          now = x.ticker.read();
+        }
+        slotHeld = x.limit != null;
+        long wait = pace(now);
+        if (wait == FAILED) {
+          throw failure;
+        }
+        if (wait > 0) {
+          x.sleeper.sleep(wait);
+          now = x.ticker.read();
+        }
+      } catch (InterruptedException e) {
+        releaseGuards();
+        Thread.currentThread().interrupt();
+        throw giveUp(interrupted(x.ticker.read()));
+      } catch (RuntimeException e) {
+        releaseGuards();
+        throw e;
+      }
+
+      begin(now);
+      R result = null;
+      Throwable thrown = null;
+      try {
+        result = contextual != null ? contextual.get(this) : plain.get();
+      } catch (Exception e) {
+        thrown = e;
+      } catch (Error e) {
+        releaseGuards();
+        throw e;
+      } finally {
+        releaseSlot();
+      }
+      long next = onOutcome(result, thrown, now);
+      if (next == DONE) {
+        return result;
+      }
+      if (next == FAILED) {
+        throw failure;
+      }
+      try {
+        x.sleeper.sleep(next);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw giveUp(interrupted(x.ticker.read()));
+      }
+      now = x.ticker.read();
+    }
+  }
+
+  // ---------------------------------------------------------------- shared decisions
+
+  /** Deadline and breaker before an attempt; false means {@link #failure} is set. */
+  final boolean admit(long now) {
+    if (now - deadlineAt >= 0) {
+      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
+      g.detail = "no time left of the " + Durations.format(x.deadlineNanos) + " deadline";
+      failure = giveUp(g);
+      return false;
+    }
+    if (x.breaker != null) {
+      long refusal = x.breaker.tryAcquirePermission(now);
+      if (refusal != 0) {
+        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
+        g.detail = "nothing sent; next probe in " + Durations.format(refusal);
+        g.retryAt = wallClockIn(refusal);
+        failure = giveUp(g);
+        return false;
+      }
+      permitHeld = true;
+    }
+    return true;
+  }
+
+  /** Reserves a start with the pacer: the wait before it, or {@link #FAILED}. */
+  final long pace(long now) {
+    if (x.pacer == null) {
+      return 0;
+    }
+    long left = deadlineAt - now;
+    long wait = x.pacer.tryAcquire(now, left - 1);
+    if (wait < 0) {
+      GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
+      g.detail =
+          "the pacer's next start is in "
+              + Durations.format(-wait)
+              + ", past the deadline ("
+              + Durations.format(left)
+              + " left)";
+      g.allowedWaitNanos = left;
+      releaseGuards();
+      failure = giveUp(g);
+      return FAILED;
+    }
+    if (wait > 0 && x.observed()) {
+      x.emit(event(RelentEvent.Type.PACED, wait, null, null));
+    }
+    return wait;
+  }
+
+  /** Counts the attempt about to start and fixes its time limit. */
+  final void begin(long now) {
+    attempts++;
+    if (attempts == 1) {
+      x.firstAttempts.increment();
+      if (x.budget != null) {
+        x.budget.recordFirstAttempt(now);
+      }
+    } else {
+      x.retries.increment();
+    }
+    attemptTimeoutNanos = Math.max(1L, Math.min(x.attemptTimeoutNanos, deadlineAt - now));
+  }
+
+  /**
+   * Records an outcome in every guard, classifies it and decides: {@link #DONE}, {@link #FAILED} or
+   * the wait in nanoseconds before the next attempt.
+   *
+   * @param attemptStart the ticker reading taken when the attempt began, used for the guards'
+   *     bookkeeping so that a success costs no further clock read
+   */
+  final long onOutcome(R result, Throwable thrown, long attemptStart) {
+    Verdict verdict = x.policy.classify(result, thrown);
+    ServerHint hint = x.hints == null ? null : x.hints.extract(result, thrown);
+    lastResult = result;
+    lastFailure = thrown;
+    lastVerdict = verdict;
+    if (permitHeld) {
+      permitHeld = false;
+      if (verdict.kind() == Verdict.Kind.SUCCESS) {
+        x.breaker.onSuccess(attemptStart);
+      } else if (verdict.isDownstreamFailure()) {
+        x.breaker.onFailure(attemptStart);
+      } else {
+        x.breaker.releasePermission();
+      }
+    }
+    if (hint != null && hint.pausesAll() && x.pacer != null) {
+      x.pacer.pauseUntil(Durations.saturatedAdd(attemptStart, hint.waitNanos()));
+    }
+    if (x.observed()) {
+      x.emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
+    }
+    switch (verdict.kind()) {
+      case SUCCESS:
+        x.successes.increment();
+        if (x.observed()) {
+          x.emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
+        }
+        return DONE;
+      case ABORT:
+        return abort(thrown);
+      default:
+        return planRetry(hint);
+    }
+  }
+
+  private long abort(Throwable thrown) {
+    if (thrown == null) {
+      // A result the policy stops at is handed back to the caller as it is.
+      x.successes.increment();
+      if (x.observed()) {
+        x.emit(event(RelentEvent.Type.SUCCESS, -1, null, null));
+      }
+      return DONE;
+    }
+    if (thrown instanceof RuntimeException) {
+      x.countPlainFailure();
+      failure = (RuntimeException) thrown;
+      if (x.observed()) {
+        x.emit(event(RelentEvent.Type.FAILURE, -1, null, null));
+      }
+      return FAILED;
+    }
+    GiveUp g =
+        thrown instanceof InterruptedException
+            ? facts(RelentException.Reason.INTERRUPTED, x.ticker.read())
+            : facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read());
+    if (thrown instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    failure = giveUp(g);
+    return FAILED;
+  }
+
+  private long planRetry(ServerHint hint) {
+    long now = x.ticker.read();
+    if (attempts > x.config.maxRetries()) {
+      GiveUp g = facts(RelentException.Reason.RETRIES_EXHAUSTED, now);
+      g.detail = "all " + x.config.maxRetries() + " retries used";
+      return fail(g);
+    }
+    if (hint != null && hint.isQuotaExhausted()) {
+      GiveUp g = facts(RelentException.Reason.QUOTA_EXHAUSTED, now);
+      g.serverWaitNanos = hint.waitNanos();
+      g.retryAt = hint.resetAt() != null ? hint.resetAt() : wallClockIn(hint.waitNanos());
+      g.detail =
+          hint.source()
+              + ": the quota resets in "
+              + Durations.format(hint.waitNanos())
+              + "; waiting a while will not help";
+      return fail(g);
+    }
+    long left = deadlineAt - now;
+    long backoff = x.config.backoff().delayNanos(attempts, prevDelayNanos, x.random.nextDouble());
+    long wait = backoff;
+    if (hint != null) {
+      long asked = hint.waitNanos();
+      long allowed = Math.min(x.maxServerWaitNanos, left);
+      if (asked > x.maxServerWaitNanos || asked >= left) {
+        GiveUp g = facts(RelentException.Reason.SERVER_WAIT_TOO_LONG, now);
+        g.serverWaitNanos = asked;
+        g.allowedWaitNanos = Math.max(0L, allowed);
+        g.retryAt = wallClockIn(asked);
+        g.detail =
+            "server asked to wait "
+                + Durations.format(asked)
+                + " ("
+                + hint.source()
+                + "), more than the "
+                + Durations.format(Math.max(0L, allowed))
+                + (asked > x.maxServerWaitNanos ? " allowed" : " left of the deadline");
+        return fail(g);
+      }
+      // The server's wait is a minimum; the spread keeps clients released together apart, but
+      // never pushes a wait that fits past the deadline.
+      long spread = (long) (asked * x.config.hintSpread() * x.random.nextDouble());
+      long hinted = Math.min(Durations.saturatedAdd(asked, spread), Math.max(asked, left - 1));
+      wait = Math.max(backoff, hinted);
+    }
+    if (wait >= left) {
+      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
+      g.allowedWaitNanos = Math.max(0L, left);
+      g.detail =
+          "the next wait of "
+              + Durations.format(wait)
+              + " would pass the "
+              + Durations.format(x.deadlineNanos)
+              + " deadline ("
+              + Durations.format(Math.max(0L, left))
+              + " left)";
+      return fail(g);
+    }
+    if (x.budget != null && !x.budget.tryAcquireRetry(now)) {
+      GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
+      g.budgetAvailable = x.budget.available(now);
+      g.budgetLimit = x.budget.limit(now);
+      g.detail = "retries already add as much load as allowed";
+      return fail(g);
+    }
+    prevDelayNanos = backoff;
+    if (x.observed()) {
+      x.emit(event(RelentEvent.Type.RETRY, wait, hint, null));
+    }
+    return wait;
+  }
+
+  private long fail(GiveUp g) {
+    failure = giveUp(g);
+    return FAILED;
+  }
+
+  /** The facts every refusal shares: attempts, elapsed time, the last outcome and its rule. */
+  final GiveUp facts(RelentException.Reason reason, long now) {
+    GiveUp g = new GiveUp(reason);
+    g.attempts = attempts;
+    g.elapsedNanos = Math.max(0L, now - startNanos);
+    if (lastVerdict != null) {
+      g.lastOutcome = x.config.describer().describe(lastResult, lastFailure);
+      g.lastRule = lastVerdict.toString();
+      g.lastResult = lastResult;
+      g.failure = lastFailure;
+    }
+    return g;
+  }
+
+  /** Builds the exception, counts it and tells the listeners. */
+  final RelentException giveUp(GiveUp g) {
+    RelentException e = g.toException();
+    x.failures[g.reason.ordinal()].increment();
+    if (x.observed()) {
+      x.emit(event(RelentEvent.Type.FAILURE, -1, null, e));
+    }
+    return e;
+  }
+
+  final GiveUp concurrencyRefusal(long now) {
+    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
+    g.detail =
+        "no concurrency slot of "
+            + x.limit.maxConcurrent()
+            + " came free within the "
+            + Durations.format(x.deadlineNanos)
+            + " deadline";
+    return g;
+  }
+
+  final GiveUp interrupted(long now) {
+    GiveUp g = facts(RelentException.Reason.INTERRUPTED, now);
+    g.detail = "no further attempt is made";
+    return g;
+  }
+
+  final Instant wallClockIn(long nanos) {
+    long millis = TimeUnit.NANOSECONDS.toMillis(nanos);
+    long base = x.clock.millis();
+    return Instant.ofEpochMilli(
+        base > Long.MAX_VALUE - millis ? Long.MAX_VALUE / 2 : base + millis);
+  }
+
+  final RelentEvent<R> event(
+      RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
+    return new RelentEvent<>(
+        type,
+        attempts,
+        Math.max(0L, x.ticker.read() - startNanos),
+        lastResult,
+        lastFailure,
+        lastVerdict,
+        waitNanos,
+        hint,
+        exception);
+  }
+
+  final void releaseSlot() {
+    if (slotHeld) {
+      slotHeld = false;
+      x.limit.release();
+    }
+  }
+
+  /** Frees what an attempt that will not be made holds: its breaker permit and its slot. */
+  void releaseGuards() {
+    if (permitHeld) {
+      permitHeld = false;
+      x.breaker.releasePermission();
+    }
+    releaseSlot();
+  }
+
+  // ---------------------------------------------------------------- AttemptContext
+
+  @Override
+  public final int attempt() {
+    return attempts;
+  }
+
+  @Override
+  public final long timeoutNanos() {
+    return attemptTimeoutNanos;
+  }
+
+  @Override
+  public final long elapsedNanos() {
+    return Math.max(0L, x.ticker.read() - startNanos);
+  }
+}

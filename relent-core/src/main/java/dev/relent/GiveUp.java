@@ -1,0 +1,103 @@
+package dev.relent;
+
+import java.time.Instant;
+
+/**
+ * The facts behind a {@link RelentException}, gathered by the executor and turned into one message
+ * so that every reason reads the same way: "{headline} after N attempts in T (last: outcome, rule
+ * R; detail)".
+ */
+final class GiveUp {
+  final RelentException.Reason reason;
+  int attempts;
+  long elapsedNanos;
+  String lastOutcome;
+  String lastRule;
+  Object lastResult;
+  Throwable failure;
+  long serverWaitNanos = -1;
+  long allowedWaitNanos = -1;
+  Instant retryAt;
+  long budgetAvailable = -1;
+  long budgetLimit = -1;
+  String detail;
+
+  GiveUp(RelentException.Reason reason) {
+    this.reason = reason;
+  }
+
+  RelentException toException() {
+    switch (reason) {
+      case RETRIES_EXHAUSTED:
+        return new RetriesExhaustedException(this);
+      case DEADLINE:
+      case RATE_LIMIT_WAIT:
+      case CONCURRENCY_LIMIT:
+        return new DeadlineExceededException(this);
+      case SERVER_WAIT_TOO_LONG:
+        return new ServerWaitTooLongException(this);
+      case QUOTA_EXHAUSTED:
+        return new QuotaExhaustedException(this);
+      case CIRCUIT_OPEN:
+        return new CircuitOpenException(this);
+      case RETRY_BUDGET:
+        return new RetryBudgetExhaustedException(this);
+      default:
+        return new RelentException(this);
+    }
+  }
+
+  String message() {
+    StringBuilder m = new StringBuilder(160).append(headline());
+    if (attempts == 0) {
+      m.append(" before any attempt, ").append(Durations.format(elapsedNanos)).append(" in (");
+    } else {
+      m.append(" after ")
+          .append(attempts)
+          .append(attempts == 1 ? " attempt in " : " attempts in ")
+          .append(Durations.format(elapsedNanos))
+          .append(" (");
+    }
+    boolean first = true;
+    if (lastOutcome != null) {
+      m.append("last: ").append(lastOutcome);
+      if (lastRule != null) {
+        m.append(", rule ").append(lastRule);
+      }
+      first = false;
+    }
+    if (detail != null) {
+      m.append(first ? "" : "; ").append(detail);
+      first = false;
+    }
+    if (budgetLimit >= 0) {
+      m.append(first ? "" : "; ")
+          .append("retry budget ")
+          .append(budgetAvailable)
+          .append(" of ")
+          .append(budgetLimit);
+      first = false;
+    }
+    if (retryAt != null) {
+      m.append(first ? "" : "; ").append("retry at ").append(retryAt);
+    }
+    return m.append(')').toString();
+  }
+
+  private String headline() {
+    switch (reason) {
+      case QUOTA_EXHAUSTED:
+        return "quota exhausted";
+      case CIRCUIT_OPEN:
+        return "circuit breaker open";
+      case RETRY_BUDGET:
+        return "retry budget spent";
+      case NOT_RETRYABLE:
+        return "not retryable";
+      case INTERRUPTED:
+        return "interrupted";
+      default:
+        return "gave up";
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package dev.relent;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * An operation ended without a result the policy accepts. Carries, as fields and in its message,
+ * what a person on call needs: why it stopped, how many attempts were made and for how long, the
+ * last outcome and the rule that judged it, and where a server asked for a wait, how long it asked
+ * for, what was allowed and when a retry may be made.
+ *
+ * <p>Example message: {@code gave up after 1 attempt in 0.12 s (last: HTTP 429, rule retry:
+ * http-429; server asked to wait 86400 s, more than the 30 s allowed; retry at
+ * 2026-12-01T14:51:00Z)}. The last outcome is described by the policy's {@link OutcomeDescriber},
+ * which never reveals secrets.
+ *
+ * <p>Subclasses name the reasons callers most often handle apart; {@link #reason()} names every
+ * one. Immutable once thrown.
+ */
+public class RelentException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  /** Why an operation stopped. */
+  public enum Reason {
+    /** Every retry the policy allows was made. */
+    RETRIES_EXHAUSTED,
+    /** The last failure is not retryable and is a checked exception (wrapped). */
+    NOT_RETRYABLE,
+    /** The next wait would have passed the total deadline, or no time was left. */
+    DEADLINE,
+    /** The server asked for a wait longer than allowed (max server wait or deadline). */
+    SERVER_WAIT_TOO_LONG,
+    /** The server's quota will not come back by waiting a while. */
+    QUOTA_EXHAUSTED,
+    /** The circuit breaker is open: nothing was sent. */
+    CIRCUIT_OPEN,
+    /** The retry budget is spent: retries would add too much load. */
+    RETRY_BUDGET,
+    /** The pacer's next start permit lies past the deadline. */
+    RATE_LIMIT_WAIT,
+    /** No concurrency slot came free before the deadline. */
+    CONCURRENCY_LIMIT,
+    /** The waiting thread was interrupted. */
+    INTERRUPTED
+  }
+
+  private final Reason reason;
+  private final int attempts;
+  private final long elapsedNanos;
+  private final String lastOutcome;
+  private final String lastRule;
+  private final transient Object lastResult;
+  private final long serverWaitNanos;
+  private final long allowedWaitNanos;
+  private final Instant retryAt;
+  private final long budgetAvailable;
+  private final long budgetLimit;
+
+  RelentException(GiveUp g) {
+    super(g.message(), g.failure);
+    this.reason = g.reason;
+    this.attempts = g.attempts;
+    this.elapsedNanos = g.elapsedNanos;
+    this.lastOutcome = g.lastOutcome;
+    this.lastRule = g.lastRule;
+    this.lastResult = g.lastResult;
+    this.serverWaitNanos = g.serverWaitNanos;
+    this.allowedWaitNanos = g.allowedWaitNanos;
+    this.retryAt = g.retryAt;
+    this.budgetAvailable = g.budgetAvailable;
+    this.budgetLimit = g.budgetLimit;
+  }
+
+  /**
+   * Returns why the operation stopped.
+   *
+   * @return the reason
+   */
+  public Reason reason() {
+    return reason;
+  }
+
+  /**
+   * Returns how many attempts were made (network attempts, not counting refusals by guards).
+   *
+   * @return zero or more
+   */
+  public int attempts() {
+    return attempts;
+  }
+
+  /**
+   * Returns the time from the start of the operation until it stopped.
+   *
+   * @return the elapsed time
+   */
+  public Duration elapsed() {
+    return Duration.ofNanos(elapsedNanos);
+  }
+
+  /**
+   * Returns a description of the last outcome, such as {@code "HTTP 503"}.
+   *
+   * @return the description, or empty if no attempt was made
+   */
+  public Optional<String> lastOutcome() {
+    return Optional.ofNullable(lastOutcome);
+  }
+
+  /**
+   * Returns the rule that judged the last outcome, such as {@code "retry: http-503"}.
+   *
+   * @return the rule, or empty if no attempt was made
+   */
+  public Optional<String> lastRule() {
+    return Optional.ofNullable(lastRule);
+  }
+
+  /**
+   * Returns the last result, when the last attempt returned rather than threw (for example the last
+   * 503 response). The failure, when it threw, is the {@link #getCause() cause}.
+   *
+   * @return the last result, or empty
+   */
+  public Optional<Object> lastResult() {
+    return Optional.ofNullable(lastResult);
+  }
+
+  /**
+   * Returns how long the server asked to wait, when it did.
+   *
+   * @return the requested wait, or empty
+   */
+  public Optional<Duration> serverWait() {
+    return serverWaitNanos < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(serverWaitNanos));
+  }
+
+  /**
+   * Returns the longest wait that was allowed at that point (max server wait or deadline left).
+   *
+   * @return the allowed wait, or empty when no wait was refused
+   */
+  public Optional<Duration> allowedWait() {
+    return allowedWaitNanos < 0
+        ? Optional.empty()
+        : Optional.of(Duration.ofNanos(allowedWaitNanos));
+  }
+
+  /**
+   * Returns the earliest wall-clock time a new attempt may be made, when known: the server's
+   * requested wait, a quota reset, or the circuit breaker's next probe.
+   *
+   * @return the time, or empty
+   */
+  public Optional<Instant> retryAt() {
+    return Optional.ofNullable(retryAt);
+  }
+
+  /**
+   * Returns the retries the budget allowed when the operation stopped, when a budget is used.
+   *
+   * @return retries available, or -1 without a budget
+   */
+  public long budgetAvailable() {
+    return budgetAvailable;
+  }
+
+  /**
+   * Returns the retries the budget allowed in its window, when a budget is used.
+   *
+   * @return the budget's limit, or -1 without a budget
+   */
+  public long budgetLimit() {
+    return budgetLimit;
+  }
+}

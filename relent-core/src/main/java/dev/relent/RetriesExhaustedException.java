@@ -1,0 +1,14 @@
+package dev.relent;
+
+/**
+ * Every retry the policy allows was made and the last outcome was still retryable.
+ *
+ * <p>Immutable once thrown.
+ */
+public final class RetriesExhaustedException extends RelentException {
+  private static final long serialVersionUID = 1L;
+
+  RetriesExhaustedException(GiveUp details) {
+    super(details);
+  }
+}

@@ -1,0 +1,146 @@
+package dev.relent;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What a server said about when to come back: a minimum wait (from {@code Retry-After} or a
+ * rate-limit reset), whether every caller sharing the pacer should pause, and whether the quota is
+ * exhausted for longer than waiting can help (a daily quota).
+ *
+ * <p>The executor never retries earlier than {@link #waitNanos()}; it adds a small random spread so
+ * that clients released together do not return together, and fails at once, without waiting, if the
+ * wait is longer than the caller allows. Immutable and thread-safe.
+ */
+public final class ServerHint {
+  private final long waitNanos;
+  private final String source;
+  private final boolean pauseAll;
+  private final boolean quotaExhausted;
+  private final Instant resetAt;
+
+  private ServerHint(
+      long waitNanos, String source, boolean pauseAll, boolean quotaExhausted, Instant resetAt) {
+    this.waitNanos = waitNanos;
+    this.source = source;
+    this.pauseAll = pauseAll;
+    this.quotaExhausted = quotaExhausted;
+    this.resetAt = resetAt;
+  }
+
+  /**
+   * Creates a hint to wait at least the given time before retrying this operation.
+   *
+   * @param wait the minimum wait; zero means "no earlier than now" (the backoff still applies)
+   * @param source where it came from, for messages and logs, e.g. {@code "Retry-After: 120"}; must
+   *     not contain secrets
+   * @return a new hint
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code wait} is negative
+   */
+  public static ServerHint retryAfter(Duration wait, String source) {
+    return new ServerHint(toNanos(wait), requireSource(source), false, false, null);
+  }
+
+  /**
+   * Creates a hint that the server is rate limiting: wait at least the given time, and pause every
+   * caller that shares the pacer for as long (a 429, or rate-limit headers announcing no remaining
+   * requests).
+   *
+   * @param wait the minimum wait
+   * @param source where it came from, for messages and logs
+   * @return a new hint
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code wait} is negative
+   */
+  public static ServerHint rateLimited(Duration wait, String source) {
+    return new ServerHint(toNanos(wait), requireSource(source), true, false, null);
+  }
+
+  /**
+   * Creates a hint that a quota is exhausted and will not come back by waiting a while: the
+   * executor stops at once with a {@link QuotaExhaustedException}.
+   *
+   * @param wait how long until the quota resets, as far as the server said
+   * @param resetAt the wall-clock time the quota resets, or null if unknown
+   * @param source where it came from, for messages and logs
+   * @return a new hint
+   * @throws NullPointerException if {@code wait} or {@code source} is null
+   * @throws IllegalArgumentException if {@code wait} is negative
+   */
+  public static ServerHint quotaExhausted(Duration wait, Instant resetAt, String source) {
+    return new ServerHint(toNanos(wait), requireSource(source), true, true, resetAt);
+  }
+
+  private static long toNanos(Duration wait) {
+    Objects.requireNonNull(wait, "wait cannot be null");
+    if (wait.isNegative()) {
+      throw new IllegalArgumentException("wait must be >= 0: " + wait.toMillis() + " ms");
+    }
+    return Durations.saturatedNanos(wait);
+  }
+
+  private static String requireSource(String source) {
+    return Objects.requireNonNull(source, "source cannot be null");
+  }
+
+  /**
+   * Returns the minimum wait the server asked for, in nanoseconds.
+   *
+   * @return the wait, zero or more
+   */
+  public long waitNanos() {
+    return waitNanos;
+  }
+
+  /**
+   * Returns the minimum wait the server asked for.
+   *
+   * @return the wait
+   */
+  public Duration waitTime() {
+    return Duration.ofNanos(waitNanos);
+  }
+
+  /**
+   * Returns where the hint came from, e.g. {@code "Retry-After: 120"}.
+   *
+   * @return the source, never null
+   */
+  public String source() {
+    return source;
+  }
+
+  /**
+   * Returns whether every caller sharing the pacer should pause.
+   *
+   * @return true for rate limiting and quota hints
+   */
+  public boolean pausesAll() {
+    return pauseAll;
+  }
+
+  /**
+   * Returns whether the quota is exhausted beyond what waiting can fix.
+   *
+   * @return true for a quota hint
+   */
+  public boolean isQuotaExhausted() {
+    return quotaExhausted;
+  }
+
+  /**
+   * Returns when the quota resets, if the server said.
+   *
+   * @return the reset time, or null
+   */
+  public Instant resetAt() {
+    return resetAt;
+  }
+
+  @Override
+  public String toString() {
+    return source + " (wait " + Durations.format(waitNanos) + ")";
+  }
+}

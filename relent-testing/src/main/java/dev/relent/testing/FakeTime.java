@@ -1,0 +1,94 @@
+package dev.relent.testing;
+
+import dev.relent.spi.Clock;
+import dev.relent.spi.Ticker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link Ticker} and a {@link Clock} that move only when told to, and always together: advancing
+ * by one second moves the monotonic reading and the wall clock by exactly one second.
+ *
+ * <p>Defaults: the ticker starts at 0 and the wall clock at 2026-01-01T00:00:00Z. Thread-safe.
+ */
+public final class FakeTime implements Ticker, Clock {
+  /** The wall-clock time a new {@code FakeTime} starts at unless told otherwise. */
+  public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
+
+  private final AtomicLong nanos = new AtomicLong();
+  private final long wallOriginNanos;
+
+  /** Creates fake time starting at {@link #DEFAULT_START}. */
+  public FakeTime() {
+    this(DEFAULT_START);
+  }
+
+  /**
+   * Creates fake time whose wall clock starts at the given instant.
+   *
+   * @param wallStart the wall-clock time at ticker reading 0
+   * @throws NullPointerException if {@code wallStart} is null
+   */
+  public FakeTime(Instant wallStart) {
+    Objects.requireNonNull(wallStart, "wallStart cannot be null");
+    this.wallOriginNanos = Math.multiplyExact(wallStart.toEpochMilli(), 1_000_000L);
+  }
+
+  @Override
+  public long read() {
+    return nanos.get();
+  }
+
+  @Override
+  public long millis() {
+    return Math.floorDiv(wallOriginNanos + nanos.get(), 1_000_000L);
+  }
+
+  /**
+   * Moves time forward.
+   *
+   * @param duration how far; zero is allowed
+   * @return this
+   * @throws IllegalArgumentException if {@code duration} is negative: time never runs backwards
+   */
+  public FakeTime advance(Duration duration) {
+    return advanceNanos(duration.toNanos());
+  }
+
+  /**
+   * Moves time forward.
+   *
+   * @param delta nanoseconds, zero or more
+   * @return this
+   * @throws IllegalArgumentException if {@code delta} is negative
+   */
+  public FakeTime advanceNanos(long delta) {
+    if (delta < 0) {
+      throw new IllegalArgumentException("time cannot run backwards: " + delta + " ns");
+    }
+    nanos.addAndGet(delta);
+    return this;
+  }
+
+  /**
+   * Moves time forward to the given ticker reading, if it lies ahead.
+   *
+   * @param tickerNanos the target reading
+   * @return this
+   */
+  public FakeTime advanceTo(long tickerNanos) {
+    nanos.accumulateAndGet(tickerNanos, Math::max);
+    return this;
+  }
+
+  /**
+   * Returns the time elapsed since the ticker read 0.
+   *
+   * @return the elapsed time
+   */
+  public Duration elapsed() {
+    return Duration.ofNanos(nanos.get());
+  }
+}

@@ -1,0 +1,162 @@
+package dev.relent.testing;
+
+import dev.relent.spi.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
+/**
+ * A {@link Scheduler} driven by a {@link FakeTime}: nothing runs until the test calls {@link
+ * #advance(Duration)} or {@link #runUntilIdle()}, which move the fake time to each due task in
+ * order and run it on the calling thread. Asynchronous executions then become as exact as
+ * synchronous ones.
+ *
+ * <p>Thread-safe: tasks may be scheduled from any thread; they run on the thread that advances.
+ */
+public final class ManualScheduler implements Scheduler {
+  private final FakeTime time;
+  private final PriorityQueue<Task> queue = new PriorityQueue<>();
+  private final List<Duration> delays = new ArrayList<>();
+  private long sequence;
+
+  /**
+   * Creates a scheduler on the given fake time.
+   *
+   * @param time the time to read and advance
+   * @throws NullPointerException if {@code time} is null
+   */
+  public ManualScheduler(FakeTime time) {
+    this.time = Objects.requireNonNull(time, "time cannot be null");
+  }
+
+  @Override
+  public Future<?> schedule(Runnable task, long delayNanos) {
+    Objects.requireNonNull(task, "task cannot be null");
+    long delay = Math.max(0L, delayNanos);
+    synchronized (this) {
+      Task scheduled = new Task(task, saturatedAdd(time.read(), delay), sequence++);
+      queue.add(scheduled);
+      delays.add(Duration.ofNanos(delay));
+      return scheduled.future;
+    }
+  }
+
+  /**
+   * Advances time by the given amount, running every task that falls due on the way, in order of
+   * due time (ties in order of scheduling). Tasks scheduled by those tasks run too if they fall due
+   * within the same span.
+   *
+   * @param duration how far to advance
+   * @return the number of tasks run
+   */
+  public int advance(Duration duration) {
+    long until = saturatedAdd(time.read(), duration.toNanos());
+    int ran = 0;
+    while (true) {
+      Task next;
+      synchronized (this) {
+        next = queue.peek();
+        if (next == null || next.dueNanos > until) {
+          break;
+        }
+        queue.poll();
+      }
+      if (next.future.isDone()) {
+        continue; // cancelled: it neither runs nor moves time
+      }
+      time.advanceTo(next.dueNanos);
+      if (next.run()) {
+        ran++;
+      }
+    }
+    time.advanceTo(until);
+    return ran;
+  }
+
+  /**
+   * Runs tasks in order of due time, advancing time to each, until none is left.
+   *
+   * @return the number of tasks run
+   * @throws IllegalStateException if more than 1 000 000 tasks run: a task keeps rescheduling
+   *     itself
+   */
+  public int runUntilIdle() {
+    int ran = 0;
+    while (true) {
+      Task next;
+      synchronized (this) {
+        next = queue.poll();
+      }
+      if (next == null) {
+        return ran;
+      }
+      if (next.future.isDone()) {
+        continue; // cancelled: it neither runs nor moves time
+      }
+      time.advanceTo(next.dueNanos);
+      if (next.run() && ++ran > 1_000_000) {
+        throw new IllegalStateException("more than 1000000 tasks ran: a task keeps rescheduling");
+      }
+    }
+  }
+
+  /**
+   * Returns the number of tasks waiting that were not cancelled.
+   *
+   * @return the pending count
+   */
+  public synchronized int pending() {
+    return (int) queue.stream().filter(t -> !t.future.isDone()).count();
+  }
+
+  /**
+   * Returns every delay requested so far, in order of scheduling.
+   *
+   * @return an immutable copy
+   */
+  public synchronized List<Duration> delays() {
+    return List.copyOf(delays);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+
+  private static final class Task implements Comparable<Task> {
+    final Runnable runnable;
+    final long dueNanos;
+    final long order;
+    final CompletableFuture<Void> future = new CompletableFuture<>();
+
+    Task(Runnable runnable, long dueNanos, long order) {
+      this.runnable = runnable;
+      this.dueNanos = dueNanos;
+      this.order = order;
+    }
+
+    boolean run() {
+      if (future.isDone()) {
+        return false; // cancelled
+      }
+      try {
+        runnable.run();
+        future.complete(null);
+      } catch (RuntimeException | Error e) {
+        future.completeExceptionally(e);
+        throw e;
+      }
+      return true;
+    }
+
+    @Override
+    public int compareTo(Task other) {
+      int byDue = Long.compare(dueNanos, other.dueNanos);
+      return byDue != 0 ? byDue : Long.compare(order, other.order);
+    }
+  }
+}
