@@ -1,0 +1,38 @@
+package dev.relent.cli;
+
+/**
+ * The exit codes of every {@code relent} command: a contract that scripts depend on. New codes may
+ * be added; existing ones never change meaning.
+ *
+ * <table>
+ *   <caption>exit codes</caption>
+ *   <tr><th>code</th><th>meaning</th></tr>
+ *   <tr><td>0</td><td>success (HTTP 2xx or 3xx for {@code call})</td></tr>
+ *   <tr><td>1</td><td>an unexpected error (I/O on a local file, a bug)</td></tr>
+ *   <tr><td>2</td><td>usage error: a wrong flag or value</td></tr>
+ *   <tr><td>3</td><td>an HTTP error that is not retried (4xx, or a write without key)</td></tr>
+ *   <tr><td>4</td><td>retries exhausted (or refused by the retry budget or circuit breaker)</td></tr>
+ *   <tr><td>5</td><td>deadline, server wait too long, or quota exhausted</td></tr>
+ * </table>
+ */
+public final class ExitCodes {
+  /** Success. */
+  public static final int OK = 0;
+
+  /** An unexpected error. */
+  public static final int ERROR = 1;
+
+  /** A wrong flag or value. */
+  public static final int USAGE = 2;
+
+  /** An HTTP error that is not retried. */
+  public static final int NOT_RETRIED = 3;
+
+  /** Retries exhausted, or refused by the retry budget or the circuit breaker. */
+  public static final int RETRIES_EXHAUSTED = 4;
+
+  /** The deadline, a server wait longer than allowed, or an exhausted quota. */
+  public static final int DEADLINE = 5;
+
+  private ExitCodes() {}
+}

@@ -1,0 +1,49 @@
+package dev.relent.cli;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+
+/** How the CLI prints numbers and durations: few digits, no trailing zeros, no locale. */
+final class Format {
+  private Format() {}
+
+  /**
+   * A number with at most two decimals and no trailing zeros: {@code 1.5}, {@code 3}, {@code
+   * 666.67}.
+   */
+  static String number(double value) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      return String.valueOf(value);
+    }
+    BigDecimal rounded = BigDecimal.valueOf(value).setScale(2, RoundingMode.HALF_UP);
+    String text = rounded.stripTrailingZeros().toPlainString();
+    return text.equals("-0") ? "0" : text;
+  }
+
+  /** Whole milliseconds, rounded: {@code 667 ms}. */
+  static String millis(Duration d) {
+    return Math.round(d.toNanos() / 1e6) + " ms";
+  }
+
+  /**
+   * {@code 400 s}, {@code 2 s}, {@code 250 ms}, {@code 1.5 s}; long spans add minutes: {@code 400 s
+   * (6 min 40 s)}.
+   */
+  static String duration(Duration d) {
+    long nanos = d.toNanos();
+    if (nanos < 1_000_000_000L) {
+      return number(nanos / 1e6) + " ms";
+    }
+    String seconds = number(nanos / 1e9) + " s";
+    long whole = d.getSeconds();
+    if (whole < 120) {
+      return seconds;
+    }
+    long h = whole / 3600;
+    long m = (whole % 3600) / 60;
+    long s = whole % 60;
+    String spelled = (h > 0 ? h + " h " : "") + m + " min" + (s > 0 ? " " + s + " s" : "");
+    return seconds + " (" + spelled + ")";
+  }
+}
