@@ -79,7 +79,7 @@ class IdempotencyValuesTest {
 
     assertThat(r)
         .hasToString(
-            "IdempotencyRequest{method=POST, path=/v1/charges?…, key=present, body=9 bytes}");
+            "IdempotencyRequest{method=POST, path=/v1/charges?..., key=present, body=9 bytes}");
     assertThat(IdempotencyRequest.builder().withScope("s").withMethod("GET").withPath("/a").build())
         .hasToString("IdempotencyRequest{method=GET, path=/a, key=absent, body=0 bytes}");
   }
