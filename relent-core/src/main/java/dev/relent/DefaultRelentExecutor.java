@@ -34,6 +34,12 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
   final long attemptTimeoutNanos;
   final long maxServerWaitNanos;
 
+  /**
+   * One synchronous execution per thread, reused so that a call that succeeds allocates nothing. It
+   * holds no reference to the caller's objects between calls ({@link Execution#clear()}).
+   */
+  private final ThreadLocal<Execution<R>> perThread = new ThreadLocal<>();
+
   final LongAdder firstAttempts = new LongAdder();
   final LongAdder retries = new LongAdder();
   final LongAdder successes = new LongAdder();
@@ -65,13 +71,31 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
   @Override
   public R get(CheckedSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new Execution<>(this, ticker.read()).run(attempt, null);
+    return runSync(attempt, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new Execution<>(this, ticker.read()).run(null, attempt);
+    return runSync(null, attempt);
+  }
+
+  private R runSync(
+      CheckedSupplier<? extends R> plain, ContextualSupplier<? extends R> contextual) {
+    long now = ticker.read();
+    Execution<R> execution = perThread.get();
+    if (execution == null) {
+      execution = new Execution<>(this, now);
+      perThread.set(execution);
+    } else if (execution.busy) {
+      execution = new Execution<>(this, now); // a nested call on this thread
+    }
+    execution.reuse(now);
+    try {
+      return execution.run(plain, contextual);
+    } finally {
+      execution.clear();
+    }
   }
 
   @Override

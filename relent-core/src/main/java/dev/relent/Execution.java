@@ -25,8 +25,11 @@ class Execution<R> implements AttemptContext {
   static final long FAILED = -2;
 
   final DefaultRelentExecutor<R> x;
-  final long startNanos;
-  final long deadlineAt;
+  long startNanos;
+  long deadlineAt;
+
+  /** A synchronous execution is running on this object (see {@link #reuse}). */
+  boolean busy;
 
   int attempts;
   long attemptTimeoutNanos;
@@ -43,6 +46,32 @@ class Execution<R> implements AttemptContext {
     this.x = x;
     this.startNanos = now;
     this.deadlineAt = Durations.saturatedAdd(now, x.deadlineNanos);
+  }
+
+  /**
+   * Makes this object ready for a new synchronous operation starting at {@code now}. The executor
+   * keeps one execution per thread and reuses it, so that a synchronous call that succeeds
+   * allocates nothing; {@link #busy} guards against a nested call on the same thread, which gets a
+   * fresh object instead.
+   */
+  final void reuse(long now) {
+    startNanos = now;
+    deadlineAt = Durations.saturatedAdd(now, x.deadlineNanos);
+    attempts = 0;
+    attemptTimeoutNanos = 0;
+    prevDelayNanos = 0;
+    permitHeld = false;
+    slotHeld = false;
+    busy = true;
+  }
+
+  /** Drops every reference to the caller's objects once the operation is over. */
+  final void clear() {
+    lastResult = null;
+    lastFailure = null;
+    lastVerdict = null;
+    failure = null;
+    busy = false;
   }
 
   // ---------------------------------------------------------------- synchronous loop
