@@ -236,6 +236,7 @@ class RetryBudgetTest {
         now += random.nextLong(windowNanos / 8);
         head = Math.max(head, Math.floorDiv(now, bucket));
         long newest = head;
+        events.removeIf(e -> e[0] <= newest - 10); // gone for good: the window never moves back
         long firsts = events.stream().filter(e -> e[0] > newest - 10 && e[1] == 0).count();
         long retries = events.stream().filter(e -> e[0] > newest - 10 && e[1] == 1).count();
         long limit = reserve + firsts * ratioMillionths / 1_000_000L;
