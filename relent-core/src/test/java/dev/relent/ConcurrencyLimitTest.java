@@ -1,0 +1,343 @@
+package dev.relent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ConcurrencyLimitTest {
+  private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+
+  private final List<ConcurrencyLimit> limits = new ArrayList<>();
+
+  private ConcurrencyLimit limit(int max) {
+    ConcurrencyLimit limit = ConcurrencyLimit.of(max);
+    limits.add(limit);
+    return limit;
+  }
+
+  /** After each test: every slot is back and nobody waits (no leaked permit). */
+  @AfterEach
+  void noSlotLeaked() {
+    for (ConcurrencyLimit limit : limits) {
+      assertThat(limit.available()).as("%s", limit).isEqualTo(limit.maxConcurrent());
+      assertThat(limit.waiting()).as("%s", limit).isZero();
+    }
+  }
+
+  @Test
+  void tryAcquireTakesFreeSlotsOnly() {
+    ConcurrencyLimit limit = limit(2);
+
+    assertThat(limit.tryAcquire()).isTrue();
+    assertThat(limit.tryAcquire()).isTrue();
+    assertThat(limit.tryAcquire()).isFalse();
+    assertThat(limit.available()).isZero();
+    assertThat(limit.toString()).isEqualTo("ConcurrencyLimit[0 of 2 free, 0 waiting]");
+    limit.release();
+    assertThat(limit.available()).isEqualTo(1);
+    limit.release();
+    assertThatThrownBy(limit::release)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("release() without a matching acquire: all 2 slots are already free");
+  }
+
+  @Test
+  void maxConcurrentMustBePositive() {
+    assertThatThrownBy(() -> ConcurrencyLimit.of(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxConcurrent must be >= 1: 0");
+  }
+
+  @Test
+  void syncAcquireWithoutTimeoutDoesNotWait() throws InterruptedException {
+    ConcurrencyLimit limit = limit(1);
+    assertThat(limit.acquire(0)).isTrue();
+
+    assertThat(limit.acquire(0)).isFalse();
+    assertThat(limit.acquire(-5)).isFalse();
+    assertThat(limit.waiting()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void syncAcquireGivesUpWhenTheTimeRunsOut() throws InterruptedException {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+
+    assertThat(limit.acquire(TimeUnit.MILLISECONDS.toNanos(1))).isFalse();
+
+    assertThat(limit.waiting()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void syncWaiterIsGrantedByAnotherThreadsRelease() throws Exception {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    AtomicReference<Object> result = new AtomicReference<>();
+    Thread waiter = thread(result, () -> limit.acquire(MINUTE));
+
+    awaitWaiting(limit, 1);
+    limit.release();
+    waiter.join();
+
+    assertThat(result.get()).isEqualTo(true);
+    assertThat(limit.available()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void anInterruptedSyncWaiterLeavesTheQueueHoldingNothing() throws Exception {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    AtomicReference<Object> result = new AtomicReference<>();
+    Thread waiter = thread(result, () -> limit.acquire(MINUTE));
+
+    awaitWaiting(limit, 1);
+    waiter.interrupt();
+    waiter.join();
+
+    assertThat(result.get()).isInstanceOf(InterruptedException.class);
+    assertThat(limit.waiting()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void anInterruptedThreadDoesNotAcquire() {
+    ConcurrencyLimit limit = limit(1);
+    Thread.currentThread().interrupt();
+
+    assertThatThrownBy(() -> limit.acquire(MINUTE)).isInstanceOf(InterruptedException.class);
+    assertThat(Thread.interrupted()).isFalse();
+  }
+
+  @Test
+  void asyncAcquireOfAFreeSlotReturnsASharedCompletedFutureNobodyCanChange() {
+    ConcurrencyLimit limit = limit(2);
+
+    CompletableFuture<Void> first = limit.acquireAsync();
+    CompletableFuture<Void> second = limit.acquireAsync();
+
+    assertThat(first).isSameAs(second).isCompleted();
+    assertThat(first.cancel(true)).isFalse();
+    assertThat(first.completeExceptionally(new RuntimeException())).isFalse();
+    assertThatThrownBy(() -> first.obtrudeValue(null))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> first.obtrudeException(new RuntimeException()))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(first).isCompleted();
+    limit.release();
+    limit.release();
+  }
+
+  @Test
+  void asyncWaiterIsCompletedOnTheReleasingThread() {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    CompletableFuture<Void> slot = limit.acquireAsync();
+    AtomicReference<Thread> completedOn = new AtomicReference<>();
+    slot.thenRun(() -> completedOn.set(Thread.currentThread()));
+    assertThat(slot).isNotDone();
+    assertThat(limit.waiting()).isEqualTo(1);
+
+    limit.release();
+
+    assertThat(slot).isCompleted();
+    assertThat(completedOn.get()).isSameAs(Thread.currentThread());
+    assertThat(limit.available()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void syncAndAsyncWaitersAreServedInArrivalOrder() throws Exception {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    List<String> order = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> first = limit.acquireAsync();
+    first.thenRun(() -> order.add("async 1"));
+    AtomicReference<Object> secondResult = new AtomicReference<>();
+    Thread second =
+        thread(
+            secondResult,
+            () -> {
+              boolean got = limit.acquire(MINUTE);
+              order.add("sync 2");
+              return got;
+            });
+    awaitWaiting(limit, 2);
+    CompletableFuture<Void> third = limit.acquireAsync();
+    third.thenRun(() -> order.add("async 3"));
+    assertThat(limit.tryAcquire()).isFalse(); // a newcomer never overtakes a waiter
+
+    limit.release();
+    assertThat(order).containsExactly("async 1");
+    limit.release(); // the first waiter is done
+    second.join();
+    assertThat(secondResult.get()).isEqualTo(true);
+    assertThat(order).containsExactly("async 1", "sync 2");
+    assertThat(third).isNotDone();
+    limit.release(); // the second waiter is done
+
+    assertThat(order).containsExactly("async 1", "sync 2", "async 3");
+    limit.release();
+  }
+
+  @Test
+  void aCancelledAsyncWaiterLeavesTheQueueAndGetsNothing() {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    CompletableFuture<Void> cancelled = limit.acquireAsync();
+    CompletableFuture<Void> failed = limit.acquireAsync();
+    CompletableFuture<Void> kept = limit.acquireAsync();
+
+    assertThat(cancelled.cancel(true)).isTrue();
+    assertThat(failed.completeExceptionally(new IllegalStateException("gave up"))).isTrue();
+
+    assertThat(limit.waiting()).isEqualTo(1);
+    limit.release();
+    assertThat(kept).isCompleted();
+    limit.release();
+    assertThat(limit.available()).isEqualTo(1);
+  }
+
+  @Test
+  void aSlotGrantedToAWaiterCancelledMeanwhileIsPassedOn() {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    CompletableFuture<Void> a = limit.acquireAsync();
+    CompletableFuture<Void> b = limit.acquireAsync();
+    CompletableFuture<Void> c = limit.acquireAsync();
+    // A's callback releases at once, which grants B; B is cancelled before its future completes.
+    a.thenRun(
+        () -> {
+          limit.release();
+          b.cancel(false);
+        });
+
+    limit.release();
+
+    assertThat(a).isCompleted();
+    assertThat(b).isCancelled();
+    assertThat(c).isCompleted();
+    assertThat(limit.available()).isZero();
+    assertThat(limit.waiting()).isZero();
+    limit.release();
+  }
+
+  @Test
+  void aLongChainOfAsyncWaitersDoesNotGrowTheStack() {
+    ConcurrencyLimit limit = limit(1);
+    limit.tryAcquire();
+    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    for (int i = 0; i < 100_000; i++) {
+      CompletableFuture<Void> slot = limit.acquireAsync();
+      slot.thenRun(limit::release);
+      waiters.add(slot);
+    }
+
+    limit.release();
+
+    assertThat(waiters).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+  }
+
+  @Test
+  void threadsAcquiringReleasingAndCancellingNeverExceedTheLimitNorLeakASlot() throws Exception {
+    ConcurrencyLimit limit = limit(3);
+    int threads = 4;
+    AtomicInteger held = new AtomicInteger();
+    AtomicInteger mostHeld = new AtomicInteger();
+    AtomicInteger cancelled = new AtomicInteger();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Thread> workers = new ArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    for (int k = 0; k < threads; k++) {
+      long seed = 1000 + k;
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  SplittableRandom random = new SplittableRandom(seed);
+                  start.await();
+                  for (int i = 0; i < 20_000; i++) {
+                    boolean got;
+                    switch (random.nextInt(4)) {
+                      case 0:
+                        got = limit.tryAcquire();
+                        break;
+                      case 1:
+                        got = limit.acquire(TimeUnit.MICROSECONDS.toNanos(50));
+                        break;
+                      case 2:
+                        got = limit.acquireAsync().thenApply(ignored -> true).join();
+                        break;
+                      default:
+                        CompletableFuture<Void> slot = limit.acquireAsync();
+                        // cancel() fails only if the slot was granted first: then we hold it.
+                        got = !slot.cancel(random.nextBoolean());
+                        if (!got) {
+                          cancelled.incrementAndGet();
+                        }
+                    }
+                    if (got) {
+                      int now = held.incrementAndGet();
+                      mostHeld.accumulateAndGet(now, Math::max);
+                      Thread.onSpinWait();
+                      held.decrementAndGet();
+                      limit.release();
+                    }
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
+      workers.add(worker);
+      worker.start();
+    }
+    for (Thread worker : workers) {
+      worker.join();
+    }
+
+    assertThat(failures).isEmpty();
+    assertThat(mostHeld.get()).isBetween(1, 3);
+    assertThat(cancelled.get()).isPositive();
+    // noSlotLeaked() checks available() == 3 and waiting() == 0.
+  }
+
+  private interface Action {
+    Object run() throws Exception;
+  }
+
+  /** Runs the action on a new thread, storing what it returned or threw. */
+  private static Thread thread(AtomicReference<Object> result, Action action) {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                result.set(action.run());
+              } catch (Exception e) {
+                result.set(e);
+              }
+            });
+    thread.start();
+    return thread;
+  }
+
+  private static void awaitWaiting(ConcurrencyLimit limit, int count) {
+    while (limit.waiting() < count) {
+      Thread.onSpinWait();
+    }
+  }
+}
