@@ -12,9 +12,11 @@ import java.util.Objects;
  * idea: {@code 3 * p} stays within the cap exactly when {@code p <= cap / 3}. So no product ever
  * wraps, whatever the retry number or previous delay.
  *
- * <p>The draw maps onto the window as {@code min + floor(random * (window - min))}, clamped to the
- * window because a double product can round one ulp above a large span; a draw of exactly 1 gives
- * the window itself, which the product can miss by rounding below a large span.
+ * <p>The draw maps onto the window as {@code min + floor(random * (window - min))}. Beyond 2^53 the
+ * span is not exact as a double, and its nearest double {@code d} may lie above it; but for a draw
+ * below 1 the product is a double below {@code d}, so at most the next double below {@code d}, and
+ * the span lies nearer to {@code d} than that: the delay never leaves the window. A draw of exactly
+ * 1 returns the window itself, which the product could miss by rounding.
  */
 final class ExponentialBackoff implements Backoff {
   private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
@@ -60,11 +62,11 @@ final class ExponentialBackoff implements Backoff {
     long window = windowNanos(retry, previousDelayNanos);
     long min = lowerBound(window);
     long span = window - min;
-    // Beyond 2^53 the span is not exact as a double: pin the top draw to the exact window.
+    // Beyond 2^53 the product can round below the span: pin the top draw to the exact window.
     if (span == 0 || random == 1.0) {
       return window;
     }
-    return min + Math.min(span, (long) (random * span));
+    return min + (long) (random * span);
   }
 
   @Override

@@ -306,6 +306,19 @@ class BackoffTest {
   }
 
   @Test
+  void drawsJustBelowOneNeverLeaveWindowsBeyondDoublePrecision() {
+    // Spans around powers of two above 2^53 are where a double product could round past the span.
+    for (int exponent = 53; exponent <= 62; exponent++) {
+      for (long offset = -4096; offset <= 4096; offset++) {
+        long span = (1L << exponent) + offset;
+        Backoff backoff = backoff(1, span, Jitter.FULL);
+        long delay = backoff.delayNanos(Integer.MAX_VALUE, 0, Math.nextDown(1.0));
+        assertThat(delay).as("span %d", span).isBetween(span - (span >> 50), span);
+      }
+    }
+  }
+
+  @Test
   void capEqualToBaseGivesConstantWindows() {
     Backoff constant = backoff(2 * S, 2 * S, Jitter.NONE);
 

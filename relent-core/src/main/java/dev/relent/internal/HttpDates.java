@@ -298,7 +298,7 @@ public final class HttpDates {
     for (int k = 0; k < name.length(); k++) {
       char c = t.charAt(p + k);
       char n = name.charAt(k);
-      // Only ASCII letters fold; (c | 0x20) would also map '@' to '`' and so on, hence the guard.
+      // Names are all letters: fold ASCII letters only, so punctuation must match exactly.
       if (c != n && !(isLetter(c) && (c | 0x20) == (n | 0x20))) {
         return false;
       }
