@@ -158,7 +158,7 @@ public interface Backoff {
      * @throws IllegalArgumentException if {@code base} is zero, negative or too large
      */
     public Builder withBase(Duration base) {
-      this.base = ExponentialBackoff.requirePositive(base, "base");
+      this.base = Durations.requirePositive(base, "base");
       return this;
     }
 
@@ -172,7 +172,7 @@ public interface Backoff {
      * @throws IllegalArgumentException if {@code cap} is zero, negative or too large
      */
     public Builder withCap(Duration cap) {
-      this.cap = ExponentialBackoff.requirePositive(cap, "cap");
+      this.cap = Durations.requirePositive(cap, "cap");
       return this;
     }
 
@@ -197,10 +197,7 @@ public interface Backoff {
     public Backoff build() {
       if (cap.compareTo(base) < 0) {
         throw new IllegalStateException(
-            "cap must be >= base: cap "
-                + ExponentialBackoff.describe(cap)
-                + ", base "
-                + ExponentialBackoff.describe(base));
+            "cap must be >= base: cap " + Durations.exact(cap) + ", base " + Durations.exact(base));
       }
       return new ExponentialBackoff(base, cap, jitter);
     }

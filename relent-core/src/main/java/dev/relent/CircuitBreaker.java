@@ -207,10 +207,10 @@ public interface CircuitBreaker {
      * @throws IllegalArgumentException if {@code window} is shorter than 1 ms
      */
     public Builder withTimeWindow(Duration window) {
-      long nanos = GuardChecks.positiveNanos("timeWindow", window);
+      long nanos = Durations.positiveNanos("timeWindow", window);
       if (nanos < 1_000_000L) {
         throw new IllegalArgumentException(
-            "timeWindow must be >= 1 ms: " + GuardChecks.format(window));
+            "timeWindow must be >= 1 ms: " + Durations.exact(window));
       }
       this.timeWindowNanos = nanos;
       this.countWindow = 0;
@@ -241,7 +241,7 @@ public interface CircuitBreaker {
      * @throws IllegalArgumentException if {@code duration} is not positive
      */
     public Builder withOpenDuration(Duration duration) {
-      this.openDurationNanos = GuardChecks.positiveNanos("openDuration", duration);
+      this.openDurationNanos = Durations.positiveNanos("openDuration", duration);
       return this;
     }
 

@@ -6,6 +6,8 @@ import java.util.Objects;
 
 /** Duration arithmetic and formatting shared by the policies: saturating, never throwing. */
 final class Durations {
+  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
   private Durations() {}
 
   /** Nanoseconds of a duration, saturating at {@code Long.MAX_VALUE} instead of throwing. */
@@ -28,29 +30,66 @@ final class Durations {
     return sum;
   }
 
-  /** Validates a duration that must be strictly positive. */
+  /**
+   * Validates a setting that must be strictly positive and fit a long of nanoseconds.
+   *
+   * @throws NullPointerException if {@code value} is null
+   * @throws IllegalArgumentException if it is zero, negative or longer than about 292 years
+   */
   static Duration requirePositive(Duration value, String name) {
-    Objects.requireNonNull(value, name + " cannot be null");
+    Objects.requireNonNull(value, () -> name + " cannot be null");
     if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(name + " must be > 0: " + format(value));
+      throw new IllegalArgumentException(name + " must be > 0: " + exact(value));
     }
-    return value;
+    return requireFits(value, name);
   }
 
-  /** Validates a duration that must not be negative. */
+  /** Like {@link #requirePositive} but returns the nanoseconds. */
+  static long positiveNanos(String name, Duration value) {
+    return requirePositive(value, name).toNanos();
+  }
+
+  /**
+   * Validates a setting that must not be negative and must fit a long of nanoseconds.
+   *
+   * @throws NullPointerException if {@code value} is null
+   * @throws IllegalArgumentException if it is negative or longer than about 292 years
+   */
   static Duration requireNonNegative(Duration value, String name) {
-    Objects.requireNonNull(value, name + " cannot be null");
+    Objects.requireNonNull(value, () -> name + " cannot be null");
     if (value.isNegative()) {
-      throw new IllegalArgumentException(name + " must be >= 0: " + format(value));
+      throw new IllegalArgumentException(name + " must be >= 0: " + exact(value));
+    }
+    return requireFits(value, name);
+  }
+
+  private static Duration requireFits(Duration value, String name) {
+    if (value.compareTo(MAX_NANOS) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be at most 292 years (a long of nanoseconds): " + exact(value));
     }
     return value;
   }
 
-  static String format(Duration duration) {
-    if (duration.isNegative()) {
-      return "-" + format(duration.negated());
+  /**
+   * Formats a setting for a validation message exactly, in the largest of s, ms, us or ns that
+   * shows it without rounding ("-5 ms", "1500 us", "0 s"), so the message repeats what was given.
+   */
+  static String exact(Duration value) {
+    if (value.getNano() % 1_000_000 == 0) {
+      if (value.getNano() == 0) {
+        return value.getSeconds() + " s";
+      }
+      if (value.compareTo(MAX_NANOS) <= 0 && value.compareTo(MAX_NANOS.negated()) >= 0) {
+        return value.toMillis() + " ms";
+      }
+      return value.toString();
     }
-    return format(saturatedNanos(duration));
+    if (value.compareTo(MAX_NANOS) > 0 || value.compareTo(MAX_NANOS.negated()) < 0) {
+      return value.toString();
+    }
+    long nanos = value.toNanos();
+    return nanos % 1_000L == 0 ? nanos / 1_000L + " us" : nanos + " ns";
   }
 
   /**

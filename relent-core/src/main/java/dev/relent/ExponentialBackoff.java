@@ -19,7 +19,6 @@ import java.util.Objects;
  * 1 returns the window itself, which the product could miss by rounding.
  */
 final class ExponentialBackoff implements Backoff {
-  private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
   static final ExponentialBackoff DEFAULTS =
       new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30), Jitter.FULL);
@@ -119,37 +118,12 @@ final class ExponentialBackoff implements Backoff {
 
   @Override
   public String toString() {
-    return "Backoff[base=" + describe(base) + ", cap=" + describe(cap) + ", jitter=" + jitter + "]";
-  }
-
-  /** Validates a builder argument: non-null, positive and representable as {@code long} nanos. */
-  static Duration requirePositive(Duration value, String name) {
-    Objects.requireNonNull(value, () -> name + " cannot be null");
-    if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(name + " must be > 0: " + describe(value));
-    }
-    if (value.compareTo(MAX_NANOS) > 0) {
-      throw new IllegalArgumentException(
-          name + " must be <= Long.MAX_VALUE ns (about 292 years): " + describe(value));
-    }
-    return value;
-  }
-
-  /**
-   * Renders a duration for a message in the largest of ms, us or ns that shows it exactly ("-5 ms",
-   * "1500 us"); durations beyond {@code long} nanos fall back to ISO-8601.
-   */
-  static String describe(Duration d) {
-    if (d.compareTo(MAX_NANOS) > 0 || d.compareTo(MAX_NANOS.negated()) < 0) {
-      return d.toString();
-    }
-    long nanos = d.toNanos();
-    if (nanos % 1_000_000L == 0) {
-      return nanos / 1_000_000L + " ms";
-    }
-    if (nanos % 1_000L == 0) {
-      return nanos / 1_000L + " us";
-    }
-    return nanos + " ns";
+    return "Backoff[base="
+        + Durations.exact(base)
+        + ", cap="
+        + Durations.exact(cap)
+        + ", jitter="
+        + jitter
+        + "]";
   }
 }

@@ -120,7 +120,7 @@ public interface Pacer {
      * @throws IllegalArgumentException if {@code permits} &lt; 1 or {@code per} is not positive
      */
     public Builder withRate(int permits, Duration per) {
-      long perNanos = GuardChecks.positiveNanos("per", per);
+      long perNanos = Durations.positiveNanos("per", per);
       if (permits < 1) {
         throw new IllegalArgumentException("permits must be >= 1: " + permits);
       }

@@ -124,9 +124,9 @@ public interface RetryBudget {
      * @throws IllegalArgumentException if {@code window} is shorter than 1 ms
      */
     public Builder withWindow(Duration window) {
-      long nanos = GuardChecks.positiveNanos("window", window);
+      long nanos = Durations.positiveNanos("window", window);
       if (nanos < 1_000_000L) {
-        throw new IllegalArgumentException("window must be >= 1 ms: " + GuardChecks.format(window));
+        throw new IllegalArgumentException("window must be >= 1 ms: " + Durations.exact(window));
       }
       this.windowNanos = nanos;
       return this;

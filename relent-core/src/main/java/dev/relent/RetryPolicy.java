@@ -343,9 +343,9 @@ public interface RetryPolicy<R> {
       if (maxServerWait != null && maxServerWait.compareTo(deadline) > 0) {
         throw new IllegalStateException(
             "maxServerWait ("
-                + Durations.format(maxServerWait)
+                + Durations.exact(maxServerWait)
                 + ") cannot exceed deadline ("
-                + Durations.format(deadline)
+                + Durations.exact(deadline)
                 + "): a wait past the deadline always fails");
       }
       return new DefaultRetryPolicy<>(new RetryPolicyConfig<>(this));
