@@ -1,0 +1,65 @@
+package dev.relent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.RelentExecutor;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerHint;
+import dev.relent.Verdict;
+import dev.relent.spi.RandomSource;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The examples of docs/core.md, compiled and run; keep the two in step. */
+class CoreDocsExampleTest {
+  record Response(int status, ServerHint retryAfter) {}
+
+  // --- from docs/core.md, "Classifying outcomes"
+  static final Verdict RETRY_503 = Verdict.retry("http-503");
+  static final Verdict NOT_FOUND = Verdict.abort("http-404");
+
+  static RetryPolicy<Response> policy() {
+    return RetryPolicy.<Response>builder()
+        .withClassifier(
+            (response, failure) ->
+                failure != null
+                    ? Verdict.RETRY
+                    : response.status() == 503
+                        ? RETRY_503
+                        : response.status() == 404 ? NOT_FOUND : Verdict.SUCCESS)
+        .withHints(
+            (response, failure) ->
+                response == null ? null : response.retryAfter()) // a ServerHint, or null
+        .build();
+  }
+
+  // --- end
+
+  @Test
+  void classifierAndFakeTimeExamplesWork() {
+    // --- from docs/core.md, "Time and tests"
+    FakeTime time = new FakeTime();
+    RecordingSleeper sleeper = new RecordingSleeper(time);
+    RelentExecutor<Response> executor =
+        RelentExecutor.builder(policy())
+            .withTicker(time)
+            .withClock(time)
+            .withSleeper(sleeper)
+            .withRandom(RandomSource.seeded(42))
+            .build();
+    // --- end
+
+    int[] calls = {0};
+    Response response =
+        executor.get(
+            () ->
+                ++calls[0] == 1
+                    ? new Response(
+                        503, ServerHint.retryAfter(Duration.ofSeconds(2), "Retry-After: 2"))
+                    : new Response(404, null));
+
+    assertThat(response.status()).isEqualTo(404);
+    assertThat(sleeper.waits()).hasSize(1);
+    assertThat(sleeper.waits().get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+  }
+}

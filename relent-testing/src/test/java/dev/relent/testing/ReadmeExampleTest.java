@@ -1,0 +1,65 @@
+package dev.relent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.CircuitBreaker;
+import dev.relent.Pacer;
+import dev.relent.RelentExecutor;
+import dev.relent.RetryBudget;
+import dev.relent.RetryPolicy;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The README's example, compiled and run; keep the two in step. */
+class ReadmeExampleTest {
+  record Quote(String currency, double rate) {}
+
+  /** A stand-in for a remote API that fails twice, then answers. */
+  static final class Rates {
+    final List<Duration> timeouts = new ArrayList<>();
+
+    Quote fetch(String currency, Duration timeout) throws IOException {
+      timeouts.add(timeout);
+      if (timeouts.size() < 3) {
+        throw new IOException("connection reset");
+      }
+      return new Quote(currency, 1.08);
+    }
+  }
+
+  @Test
+  void theReadmeExampleRetriesThroughTwoResets() {
+    Rates rates = new Rates();
+    FakeTime time = new FakeTime();
+
+    // --- from README.md
+    RetryPolicy<Quote> policy =
+        RetryPolicy.<Quote>builder()
+            .retryOn(IOException.class) // transient faults; other exceptions fail fast
+            .withMaxRetries(4)
+            .withDeadline(Duration.ofSeconds(30)) // the whole operation, waits included
+            .build();
+
+    RelentExecutor<Quote> executor =
+        RelentExecutor.builder(policy)
+            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withRetryBudget(RetryBudget.ofDefaults())
+            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+            // --- (the README uses the system time; the test injects fake time)
+            .withTicker(time)
+            .withClock(time)
+            .withSleeper(new RecordingSleeper(time))
+            .build();
+
+    Quote quote = executor.get(ctx -> rates.fetch("EUR", Duration.ofNanos(ctx.timeoutNanos())));
+    // --- end of the README example
+
+    assertThat(quote).isEqualTo(new Quote("EUR", 1.08));
+    assertThat(rates.timeouts).hasSize(3);
+    assertThat(rates.timeouts.get(0)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(executor.counters().retries()).isEqualTo(2);
+  }
+}
