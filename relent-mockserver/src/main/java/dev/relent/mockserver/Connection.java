@@ -232,6 +232,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     boolean head = ex.method.equals("HEAD");
     if (fault == null || bodiless || head) {
+      // Free the request's permits before its last byte leaves: a client that has read the whole
+      // answer must find the slot free, whatever order the threads run in.
+      ex.release();
       ctx.writeAndFlush(
               new DefaultFullHttpResponse(
                   HttpVersion.HTTP_1_1,
@@ -256,6 +259,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
           .schedule(
               () -> {
                 if (answering == ex && ctx.channel().isActive()) {
+                  ex.release();
                   ctx.writeAndFlush(
                           new DefaultLastHttpContent(
                               Unpooled.wrappedBuffer(rest, cut, rest.length - cut)))
