@@ -341,14 +341,14 @@ final class Engine {
     Map<String, Map<String, Long>> createdPerKey = new LinkedHashMap<>();
     for (EndpointState e : endpoints) {
       perEndpoint.put(e.endpoint.name, e.requests.sum());
-      Map<String, Long> o = new LinkedHashMap<>();
+      Map<String, Long> o = new java.util.TreeMap<>();
       e.outcomes.forEach((k, v) -> o.put(k, v.sum()));
-      outcomes.put(e.endpoint.name, Map.copyOf(o));
+      outcomes.put(e.endpoint.name, java.util.Collections.unmodifiableMap(o));
       if (e.resource != null) {
         created.put(e.endpoint.name, e.resource.created.get());
-        Map<String, Long> perKey = new LinkedHashMap<>();
+        Map<String, Long> perKey = new java.util.TreeMap<>();
         e.resource.perKey.forEach((k, v) -> perKey.put(k, v.sum()));
-        createdPerKey.put(e.endpoint.name, Map.copyOf(perKey));
+        createdPerKey.put(e.endpoint.name, java.util.Collections.unmodifiableMap(perKey));
       }
     }
     long unmatched = noRoute.sum();

@@ -3,7 +3,8 @@ package dev.relent.mockserver;
 import java.util.Map;
 
 /**
- * A snapshot of a running server's counters since it started or was last reset. Immutable.
+ * A snapshot of a running server's counters since it started or was last reset. Endpoints are in
+ * the scenario's order; outcomes and keys in alphabetical order. Immutable.
  *
  * <p>Outcomes are the words of {@link JournalEntry#outcome()}. Resource counts are per {@code
  * Idempotency-Key} value; requests without a key count under the empty string {@code ""}. Keys
@@ -27,10 +28,15 @@ public final class MockServerStats {
       Map<String, Map<String, Long>> resourcesCreatedPerKey) {
     this.requests = requests;
     this.active = active;
-    this.requestsPerEndpoint = Map.copyOf(requestsPerEndpoint);
-    this.outcomesPerEndpoint = Map.copyOf(outcomesPerEndpoint);
-    this.resourcesCreated = Map.copyOf(resourcesCreated);
-    this.resourcesCreatedPerKey = Map.copyOf(resourcesCreatedPerKey);
+    this.requestsPerEndpoint = ordered(requestsPerEndpoint);
+    this.outcomesPerEndpoint = ordered(outcomesPerEndpoint);
+    this.resourcesCreated = ordered(resourcesCreated);
+    this.resourcesCreatedPerKey = ordered(resourcesCreatedPerKey);
+  }
+
+  // Keeps the scenario's order, so that the JSON view reads like the file.
+  private static <V> Map<String, V> ordered(Map<String, V> map) {
+    return java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(map));
   }
 
   /**
