@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -107,7 +108,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                   HttpResponseStatus.BAD_REQUEST,
                   Unpooled.EMPTY_BUFFER,
                   h,
-                  HEADERS.newEmptyHeaders()))
+                  EmptyHttpHeaders.INSTANCE))
           .addListener(ChannelFutureListener.CLOSE);
       return;
     }
@@ -241,7 +242,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                   status,
                   head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body),
                   h,
-                  HEADERS.newEmptyHeaders()))
+                  EmptyHttpHeaders.INSTANCE))
           .addListener(f -> finish(ex));
       return;
     }

@@ -66,7 +66,7 @@ final class Engine {
     List<Endpoint> list = scenario.endpoints();
     this.endpoints = new EndpointState[list.size()];
     for (int i = 0; i < endpoints.length; i++) {
-      endpoints[i] = new EndpointState(list.get(i), clock);
+      endpoints[i] = new EndpointState(list.get(i), clock, global);
     }
   }
 
@@ -111,7 +111,7 @@ final class Engine {
     ex.endpoint = e;
     e.requests.increment();
     ex.delayNanos += global.latencyNanos() + e.guards.latencyNanos();
-    if (!guards(ex, headers)) {
+    if (e.levels != null && !guards(ex, headers, e.levels)) {
       return;
     }
     if (e.resource != null) {
@@ -154,8 +154,7 @@ final class Engine {
   }
 
   /** Runs the emulations; returns false if one of them answered. */
-  private boolean guards(Exchange ex, HttpHeaders headers) {
-    GuardSet[] sets = {global, ex.endpoint.guards};
+  private boolean guards(Exchange ex, HttpHeaders headers, GuardSet[] sets) {
     List<RateInfo> infos = null;
     long nowNanos = 0;
     boolean haveNanos = false;
@@ -383,7 +382,10 @@ final class Engine {
     private final AtomicLong counter = new AtomicLong();
     private final ConcurrentHashMap<String, AtomicLong> perKey = new ConcurrentHashMap<>();
 
-    EndpointState(Endpoint endpoint, MockClock clock) {
+    // The server-wide and the endpoint's own emulations, or null when neither has any.
+    final GuardSet[] levels;
+
+    EndpointState(Endpoint endpoint, MockClock clock, GuardSet global) {
       this.endpoint = endpoint;
       List<Step> list = endpoint.steps;
       this.steps = new CompiledStep[list.size()];
@@ -394,6 +396,7 @@ final class Engine {
           new GuardSet(
               endpoint.rateLimit, endpoint.dailyQuota, endpoint.concurrencyLimit, endpoint.latency);
       this.resource = endpoint.resource == null ? null : new ResourceState(endpoint, clock);
+      this.levels = global.isEmpty() && guards.isEmpty() ? null : new GuardSet[] {global, guards};
       this.matchHead = endpoint.methods != null && endpoint.methods.contains("GET");
     }
 
@@ -455,6 +458,10 @@ final class Engine {
       this.quota = quota == null ? null : new QuotaState(quota);
       this.concurrency = concurrency == null ? null : new ConcurrencyState(concurrency);
       this.latency = latency;
+    }
+
+    boolean isEmpty() {
+      return rate == null && quota == null && concurrency == null;
     }
 
     long latencyNanos() {
