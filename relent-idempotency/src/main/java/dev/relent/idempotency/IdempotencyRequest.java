@@ -95,7 +95,7 @@ public final class IdempotencyRequest {
     return "IdempotencyRequest{method="
         + method
         + ", path="
-        + (query < 0 ? path : path.substring(0, query) + "?…")
+        + (query < 0 ? path : path.substring(0, query) + "?...")
         + ", key="
         + (key == null ? "absent" : "present")
         + ", body="

@@ -13,7 +13,7 @@ import java.util.Optional;
  * delete it at any time.
  *
  * <p>Implementations must be thread-safe. Verify a new one by extending {@code
- * IdempotencyStoreContract} from this module's test-jar.
+ * dev.relent.idempotency.contract.IdempotencyStoreContract} from this module's test-jar.
  */
 public interface IdempotencyStore {
 

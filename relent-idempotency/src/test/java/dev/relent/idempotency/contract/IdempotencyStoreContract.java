@@ -1,8 +1,10 @@
-package dev.relent.idempotency.spi;
+package dev.relent.idempotency.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.idempotency.spi.IdempotencyRecord;
+import dev.relent.idempotency.spi.IdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
