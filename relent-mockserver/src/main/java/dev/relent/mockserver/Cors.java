@@ -1,0 +1,248 @@
+package dev.relent.mockserver;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Cross-origin settings, so that browser code can be tested against the server and can read the
+ * headers a retrying client needs. When enabled, a preflight ({@code OPTIONS} with {@code Origin}
+ * and {@code Access-Control-Request-Method}) is answered 204 by the server itself, and every answer
+ * to a request with an allowed {@code Origin} carries {@code Access-Control-Allow-Origin}, {@code
+ * Access-Control-Expose-Headers} and {@code Vary: Origin}.
+ *
+ * <p>Defaults ({@link #allowAll()}, what a server gets unless told otherwise): any origin; methods
+ * GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS; request headers: whatever the preflight asks for;
+ * exposed headers {@link #DEFAULT_EXPOSED}; max age 10 minutes; no credentials. Immutable and
+ * thread-safe.
+ */
+public final class Cors {
+
+  /** The headers exposed by default: everything a client needs to pace and retry. */
+  public static final List<String> DEFAULT_EXPOSED =
+      List.of(
+          "Retry-After",
+          "RateLimit",
+          "RateLimit-Policy",
+          "X-RateLimit-Limit",
+          "X-RateLimit-Remaining",
+          "X-RateLimit-Reset",
+          "Idempotent-Replayed",
+          "Location",
+          "Date");
+
+  private static final List<String> DEFAULT_METHODS =
+      List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
+
+  private static final Cors DISABLED =
+      new Cors(false, List.of(), List.of(), null, List.of(), Duration.ZERO, false);
+  private static final Cors ALLOW_ALL =
+      new Cors(
+          true,
+          List.of("*"),
+          DEFAULT_METHODS,
+          null,
+          DEFAULT_EXPOSED,
+          Duration.ofMinutes(10),
+          false);
+
+  private final boolean enabled;
+  private final List<String> allowOrigins;
+  private final List<String> allowMethods;
+  private final List<String> allowHeaders;
+  private final List<String> exposeHeaders;
+  private final Duration maxAge;
+  private final boolean allowCredentials;
+
+  private Cors(
+      boolean enabled,
+      List<String> allowOrigins,
+      List<String> allowMethods,
+      List<String> allowHeaders,
+      List<String> exposeHeaders,
+      Duration maxAge,
+      boolean allowCredentials) {
+    this.enabled = enabled;
+    this.allowOrigins = allowOrigins;
+    this.allowMethods = allowMethods;
+    this.allowHeaders = allowHeaders;
+    this.exposeHeaders = exposeHeaders;
+    this.maxAge = maxAge;
+    this.allowCredentials = allowCredentials;
+  }
+
+  /**
+   * Returns the default settings: any origin, rate-limit and retry headers exposed.
+   *
+   * @return the default, enabled settings
+   */
+  public static Cors allowAll() {
+    return ALLOW_ALL;
+  }
+
+  /**
+   * Returns settings that add no CORS header and answer no preflight.
+   *
+   * @return disabled settings
+   */
+  public static Cors disabled() {
+    return DISABLED;
+  }
+
+  /**
+   * Returns a copy that allows only these origins ({@code "*"} allows any).
+   *
+   * @param origins origins such as {@code https://app.example}
+   * @return new settings
+   * @throws NullPointerException if {@code origins} or an element is null
+   * @throws IllegalArgumentException if {@code origins} is empty
+   */
+  public Cors withAllowedOrigins(List<String> origins) {
+    List<String> copy = List.copyOf(origins);
+    if (copy.isEmpty()) {
+      throw new IllegalArgumentException("allowOrigins must not be empty");
+    }
+    return new Cors(
+        true, copy, allowMethods, allowHeaders, exposeHeaders, maxAge, allowCredentials);
+  }
+
+  /**
+   * Returns a copy that allows these methods in a preflight.
+   *
+   * @param methods method tokens
+   * @return new settings
+   * @throws NullPointerException if {@code methods} or an element is null
+   * @throws IllegalArgumentException if an element is not a token
+   */
+  public Cors withAllowedMethods(List<String> methods) {
+    return new Cors(
+        true,
+        allowOrigins,
+        tokens("allowMethods", methods),
+        allowHeaders,
+        exposeHeaders,
+        maxAge,
+        allowCredentials);
+  }
+
+  /**
+   * Returns a copy that allows these request headers in a preflight (default: echo what the
+   * preflight asks for).
+   *
+   * @param headers header names
+   * @return new settings
+   * @throws NullPointerException if {@code headers} or an element is null
+   * @throws IllegalArgumentException if an element is not a token
+   */
+  public Cors withAllowedHeaders(List<String> headers) {
+    return new Cors(
+        true,
+        allowOrigins,
+        allowMethods,
+        tokens("allowHeaders", headers),
+        exposeHeaders,
+        maxAge,
+        allowCredentials);
+  }
+
+  /**
+   * Returns a copy that exposes these response headers instead of {@link #DEFAULT_EXPOSED}.
+   *
+   * @param headers header names
+   * @return new settings
+   * @throws NullPointerException if {@code headers} or an element is null
+   * @throws IllegalArgumentException if an element is not a token
+   */
+  public Cors withExposedHeaders(List<String> headers) {
+    return new Cors(
+        true,
+        allowOrigins,
+        allowMethods,
+        allowHeaders,
+        tokens("exposeHeaders", headers),
+        maxAge,
+        allowCredentials);
+  }
+
+  /**
+   * Returns a copy whose preflight answers may be cached for {@code maxAge} (whole seconds).
+   *
+   * @param maxAge the {@code Access-Control-Max-Age}
+   * @return new settings
+   * @throws NullPointerException if {@code maxAge} is null
+   * @throws IllegalArgumentException if {@code maxAge} is negative
+   */
+  public Cors withMaxAge(Duration maxAge) {
+    Objects.requireNonNull(maxAge, "maxAge cannot be null");
+    if (maxAge.isNegative()) {
+      throw new IllegalArgumentException("maxAge must be >= 0: " + maxAge.toMillis() + " ms");
+    }
+    return new Cors(
+        true, allowOrigins, allowMethods, allowHeaders, exposeHeaders, maxAge, allowCredentials);
+  }
+
+  /**
+   * Returns a copy that allows credentials; the allowed origin is then echoed, never {@code *}.
+   *
+   * @param allow whether to send {@code Access-Control-Allow-Credentials: true}
+   * @return new settings
+   */
+  public Cors withAllowCredentials(boolean allow) {
+    return new Cors(true, allowOrigins, allowMethods, allowHeaders, exposeHeaders, maxAge, allow);
+  }
+
+  private static List<String> tokens(String what, List<String> values) {
+    List<String> copy = List.copyOf(values);
+    for (String v : copy) {
+      if (!Http.isToken(v)) {
+        throw new IllegalArgumentException(what + " must hold HTTP tokens: " + Json.quote(v));
+      }
+    }
+    return copy;
+  }
+
+  /**
+   * Returns whether CORS handling is on.
+   *
+   * @return true unless {@link #disabled()}
+   */
+  public boolean enabled() {
+    return enabled;
+  }
+
+  List<String> allowOrigins() {
+    return allowOrigins;
+  }
+
+  List<String> allowMethods() {
+    return allowMethods;
+  }
+
+  List<String> allowHeaders() {
+    return allowHeaders;
+  }
+
+  List<String> exposeHeaders() {
+    return exposeHeaders;
+  }
+
+  Duration maxAge() {
+    return maxAge;
+  }
+
+  boolean allowCredentials() {
+    return allowCredentials;
+  }
+
+  /** The value for Access-Control-Allow-Origin, or null if {@code origin} is not allowed. */
+  String allowOriginFor(String origin) {
+    if (!enabled || origin == null) {
+      return null;
+    }
+    boolean any = allowOrigins.contains("*");
+    if (any) {
+      return allowCredentials ? origin : "*";
+    }
+    return allowOrigins.contains(origin) ? origin : null;
+  }
+}

@@ -1,0 +1,141 @@
+package dev.relent.mockserver;
+
+import io.netty.handler.codec.http.HttpHeaders;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The bounded request journal: a ring buffer of the last {@code capacity} records.
+ *
+ * <p>Design: writers take a sequence number from one counter and store their record in slot {@code
+ * seq % capacity}; nothing is locked and nothing grows. A record keeps references to the request's
+ * own header object and raw target; redaction happens when someone reads, so the hot path copies
+ * nothing. Readers walk the last {@code capacity} sequence numbers and keep the slots whose record
+ * carries the expected number, so a slot overwritten during the walk is skipped, never shown out of
+ * order. Under a wrap-around race a record may be lost; the journal is a test aid, not an audit
+ * log. Thread-safe.
+ */
+final class Journal {
+
+  /** One request as recorded; fields are as received, redaction is the reader's job. */
+  static final class Record {
+    final long seq;
+    final long arrivedMillis;
+    final String remote;
+    final String method;
+    final String uri;
+    final HttpHeaders headers;
+    final long bodyBytes;
+    final byte[] bodyDigest;
+    final String endpoint;
+    final int step;
+    final int status;
+    final Fault fault;
+    final String outcome;
+
+    Record(
+        long seq,
+        long arrivedMillis,
+        String remote,
+        String method,
+        String uri,
+        HttpHeaders headers,
+        long bodyBytes,
+        byte[] bodyDigest,
+        String endpoint,
+        int step,
+        int status,
+        Fault fault,
+        String outcome) {
+      this.seq = seq;
+      this.arrivedMillis = arrivedMillis;
+      this.remote = remote;
+      this.method = method;
+      this.uri = uri;
+      this.headers = headers;
+      this.bodyBytes = bodyBytes;
+      this.bodyDigest = bodyDigest;
+      this.endpoint = endpoint;
+      this.step = step;
+      this.status = status;
+      this.fault = fault;
+      this.outcome = outcome;
+    }
+
+    JournalEntry toEntry(long base) {
+      Map<String, List<String>> hs = new LinkedHashMap<>();
+      for (Map.Entry<String, String> h : headers) {
+        String value = Redaction.isSecretHeader(h.getKey()) ? Redaction.REDACTED : h.getValue();
+        hs.computeIfAbsent(h.getKey(), k -> new ArrayList<>()).add(value);
+      }
+      hs.replaceAll((k, v) -> List.copyOf(v));
+      return new JournalEntry(
+          seq - base + 1,
+          Instant.ofEpochMilli(arrivedMillis),
+          remote,
+          method,
+          Redaction.redactUri(uri),
+          Collections.unmodifiableMap(hs),
+          bodyBytes,
+          bodyDigest == null ? null : Redaction.hex(bodyDigest),
+          endpoint,
+          step,
+          status,
+          fault == null ? null : fault.token(),
+          outcome);
+    }
+  }
+
+  private final int capacity;
+  private final AtomicReferenceArray<Record> slots;
+  private final AtomicLong next = new AtomicLong();
+  // Sequence numbers below this were cleared by a reset.
+  private volatile long base;
+
+  Journal(int capacity) {
+    this.capacity = capacity;
+    this.slots = new AtomicReferenceArray<>(capacity);
+  }
+
+  int capacity() {
+    return capacity;
+  }
+
+  long nextSeq() {
+    return next.getAndIncrement();
+  }
+
+  void add(Record r) {
+    slots.set((int) (r.seq % capacity), r);
+  }
+
+  /** Records since the last reset, oldest first, at most {@code capacity}. */
+  List<JournalEntry> entries() {
+    long b = base;
+    long end = next.get();
+    long start = Math.max(b, end - capacity);
+    List<JournalEntry> out = new ArrayList<>((int) Math.max(0, end - start));
+    for (long s = start; s < end; s++) {
+      Record r = slots.get((int) (s % capacity));
+      if (r != null && r.seq == s) {
+        out.add(r.toEntry(b));
+      }
+    }
+    return out;
+  }
+
+  /** Requests recorded since the last reset, kept or not. */
+  long total() {
+    return next.get() - base;
+  }
+
+  void clear() {
+    base = next.get();
+  }
+}

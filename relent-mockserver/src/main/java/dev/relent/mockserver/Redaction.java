@@ -1,0 +1,125 @@
+package dev.relent.mockserver;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+
+/**
+ * Keeps credentials out of everything the server shows: the journal, the stats and messages (SPEC
+ * R8). Header values and query parameters whose names look like credentials become {@value
+ * #REDACTED}; caller keys taken from credentials are shown as a short digest.
+ */
+final class Redaction {
+
+  static final String REDACTED = "[redacted]";
+
+  private static final String[] SECRET_HEADER_PARTS = {
+    "authorization",
+    "cookie",
+    "api-key",
+    "apikey",
+    "api_key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "session",
+    "signature",
+    "credential"
+  };
+
+  private static final String[] SECRET_PARAM_PARTS = {
+    "key", "token", "secret", "password", "passwd", "sig", "auth", "session", "credential"
+  };
+
+  private Redaction() {}
+
+  static boolean isSecretHeader(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    for (String part : SECRET_HEADER_PARTS) {
+      if (n.contains(part)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static boolean isSecretParam(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    for (String part : SECRET_PARAM_PARTS) {
+      if (n.contains(part)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The request target with the values of credential-like query parameters redacted. */
+  static String redactUri(String uri) {
+    int q = uri.indexOf('?');
+    if (q < 0) {
+      return uri;
+    }
+    int hash = uri.indexOf('#', q);
+    String query = hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash);
+    StringBuilder out = new StringBuilder(uri.length()).append(uri, 0, q + 1);
+    int start = 0;
+    while (start <= query.length()) {
+      int amp = query.indexOf('&', start);
+      int end = amp < 0 ? query.length() : amp;
+      String pair = query.substring(start, end);
+      int eq = pair.indexOf('=');
+      String name = eq < 0 ? pair : pair.substring(0, eq);
+      if (eq >= 0 && isSecretParam(decode(name))) {
+        out.append(name).append('=').append(REDACTED);
+      } else {
+        out.append(pair);
+      }
+      if (amp < 0) {
+        break;
+      }
+      out.append('&');
+      start = amp + 1;
+    }
+    if (hash >= 0) {
+      out.append(uri, hash, uri.length());
+    }
+    return out.toString();
+  }
+
+  private static String decode(String s) {
+    try {
+      return java.net.URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return s;
+    }
+  }
+
+  /** A stable, non-reversible label for a secret key: {@code sha256:} and 12 hex digits. */
+  static String digestLabel(String secret) {
+    return "sha256:" + sha256Hex(secret.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
+  }
+
+  static String sha256Hex(byte[] bytes) {
+    return hex(sha256().digest(bytes));
+  }
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  static String hex(byte[] bytes) {
+    char[] digits = "0123456789abcdef".toCharArray();
+    char[] out = new char[bytes.length * 2];
+    for (int i = 0; i < bytes.length; i++) {
+      out[2 * i] = digits[(bytes[i] >> 4) & 0xf];
+      out[2 * i + 1] = digits[bytes[i] & 0xf];
+    }
+    return new String(out);
+  }
+}
