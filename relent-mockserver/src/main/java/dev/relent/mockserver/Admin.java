@@ -121,6 +121,7 @@ final class Admin {
       g.writeStartObject();
       g.writeNumberField("requests", s.requests());
       g.writeNumberField("active", s.active());
+      g.writeNumberField("peakActive", s.peakActive());
       g.writeObjectFieldStart("endpoints");
       for (Map.Entry<String, Long> e : s.requestsPerEndpoint().entrySet()) {
         g.writeObjectFieldStart(e.getKey());

@@ -47,6 +47,7 @@ final class Engine {
   private final GuardSet global;
   private final HttpDates.DateHeader dateHeader = new HttpDates.DateHeader();
   final AtomicInteger active = new AtomicInteger();
+  private final AtomicInteger peakActive = new AtomicInteger();
   private final LongAdder requests = new LongAdder();
   private final LongAdder noRoute = new LongAdder();
 
@@ -79,7 +80,10 @@ final class Engine {
   /** Decides the answer from the request line and headers. */
   void plan(Exchange ex) {
     requests.increment();
-    active.incrementAndGet();
+    int now = active.incrementAndGet();
+    if (now > peakActive.get()) {
+      peakActive.accumulateAndGet(now, Math::max);
+    }
     ex.hold(active);
     HttpHeaders headers = ex.request.headers();
     String allowOrigin = cors.allowOriginFor(ex.origin);
@@ -355,12 +359,19 @@ final class Engine {
       perEndpoint.put(NO_ROUTE, unmatched);
     }
     return new MockServerStats(
-        requests.sum(), active.get(), perEndpoint, outcomes, created, createdPerKey);
+        requests.sum(),
+        active.get(),
+        peakActive.get(),
+        perEndpoint,
+        outcomes,
+        created,
+        createdPerKey);
   }
 
   void reset() {
     journal.clear();
     requests.reset();
+    peakActive.set(active.get());
     noRoute.reset();
     global.reset();
     for (EndpointState e : endpoints) {

@@ -14,6 +14,7 @@ public final class MockServerStats {
 
   private final long requests;
   private final int active;
+  private final int peakActive;
   private final Map<String, Long> requestsPerEndpoint;
   private final Map<String, Map<String, Long>> outcomesPerEndpoint;
   private final Map<String, Long> resourcesCreated;
@@ -22,12 +23,14 @@ public final class MockServerStats {
   MockServerStats(
       long requests,
       int active,
+      int peakActive,
       Map<String, Long> requestsPerEndpoint,
       Map<String, Map<String, Long>> outcomesPerEndpoint,
       Map<String, Long> resourcesCreated,
       Map<String, Map<String, Long>> resourcesCreatedPerKey) {
     this.requests = requests;
     this.active = active;
+    this.peakActive = peakActive;
     this.requestsPerEndpoint = ordered(requestsPerEndpoint);
     this.outcomesPerEndpoint = ordered(outcomesPerEndpoint);
     this.resourcesCreated = ordered(resourcesCreated);
@@ -55,6 +58,16 @@ public final class MockServerStats {
    */
   public int active() {
     return active;
+  }
+
+  /**
+   * Returns the most requests that were being answered at once since the server started or was last
+   * reset: the concurrency the clients actually produced.
+   *
+   * @return the peak active request count
+   */
+  public int peakActive() {
+    return peakActive;
   }
 
   /**
@@ -124,6 +137,8 @@ public final class MockServerStats {
         + requests
         + ", active="
         + active
+        + ", peakActive="
+        + peakActive
         + ", perEndpoint="
         + requestsPerEndpoint
         + ", created="

@@ -1,5 +1,6 @@
 package dev.relent.testing;
 
+import dev.relent.mockserver.MockClock;
 import dev.relent.spi.Clock;
 import dev.relent.spi.Ticker;
 import java.time.Duration;
@@ -11,9 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * A {@link Ticker} and a {@link Clock} that move only when told to, and always together: advancing
  * by one second moves the monotonic reading and the wall clock by exactly one second.
  *
+ * <p>It is also a {@link MockClock}: give the same instance to the mock server and to the client
+ * under test, and the server's journal records arrivals on the client's virtual time, so that the
+ * gaps between attempts can be asserted to the nanosecond while nobody waits for real.
+ *
  * <p>Defaults: the ticker starts at 0 and the wall clock at 2026-01-01T00:00:00Z. Thread-safe.
  */
-public final class FakeTime implements Ticker, Clock {
+public final class FakeTime implements Ticker, Clock, MockClock {
   /** The wall-clock time a new {@code FakeTime} starts at unless told otherwise. */
   public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -44,6 +49,16 @@ public final class FakeTime implements Ticker, Clock {
   @Override
   public long millis() {
     return Math.floorDiv(wallOriginNanos + nanos.get(), 1_000_000L);
+  }
+
+  @Override
+  public long wallMillis() {
+    return millis();
+  }
+
+  @Override
+  public long monotonicNanos() {
+    return read();
   }
 
   /**
