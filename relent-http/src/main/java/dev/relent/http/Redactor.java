@@ -106,12 +106,13 @@ public final class Redactor {
   private static final Redactor DEFAULTS = builder().build();
 
   private static final Pattern AUTH_SCHEME =
-      Pattern.compile("(?i)\\b(bearer|basic|digest|token)(\\s+)[A-Za-z0-9._~+/=\\-]+");
+      Pattern.compile("(?i)\\b(bearer|basic|digest|token)(\\s++)[A-Za-z0-9._~+/=\\-]++");
   private static final Pattern NAME_VALUE =
-      Pattern.compile("([A-Za-z0-9_.\\-\\[\\]%]{1,100})=([^&\\s;,\"'<>]*)");
+      Pattern.compile(
+          "(?<![A-Za-z0-9_.\\-\\[\\]%])([A-Za-z0-9_.\\-\\[\\]%]{1,100}+)=([^&\\s;,\"'<>]*+)");
   private static final Pattern HEADER_LINE =
-      Pattern.compile("([A-Za-z0-9\\-]{1,100}):[ \\t]*([^\\r\\n]*)");
-  private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s?#]+@");
+      Pattern.compile("(?<![A-Za-z0-9\\-])([A-Za-z0-9\\-]{1,100}+):[ \\t]*+([^\\r\\n]*+)");
+  private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s?#]++@");
 
   private final Set<String> headers;
   private final List<String> headerParts;
@@ -335,10 +336,13 @@ public final class Redactor {
     Matcher m = pattern.matcher(s);
     StringBuilder out = null;
     int last = 0;
-    while (m.find()) {
+    int from = 0;
+    while (from < s.length() && m.find(from)) {
       String name = m.group(1);
       boolean sensitive = parameter ? isSensitiveParameter(name) : isSensitiveHeader(name);
       if (!sensitive || m.group(2).isEmpty() || m.group(2).equals(replacement)) {
+        // The value may itself hold a labelled secret ("url: https://h/?token=x"): look inside.
+        from = m.end(1) + 1;
         continue;
       }
       if (out == null) {
@@ -346,6 +350,7 @@ public final class Redactor {
       }
       out.append(s, last, m.start(2)).append(replacement);
       last = m.end(2);
+      from = m.end(2);
     }
     return out == null ? s : out.append(s, last, s.length()).toString();
   }

@@ -319,24 +319,21 @@ public final class ServerHints {
     if (nanos < 0) {
       return -1;
     }
-    long seconds = nanos / NANOS_PER_SECOND;
-    if (seconds < EPOCH_SECONDS_FROM) {
+    String trimmed = trim(value);
+    int dot = trimmed.indexOf('.');
+    long whole = integer(dot < 0 ? trimmed : trimmed.substring(0, dot));
+    if (whole < EPOCH_SECONDS_FROM) {
       return nanos;
     }
     long epochNanosOfReset;
-    if (seconds >= EPOCH_MILLIS_FROM) {
-      // Milliseconds: the integer part read as seconds is the millisecond count.
-      long millis = seconds;
-      if (millis / 1000 > Long.MAX_VALUE / NANOS_PER_SECOND) {
-        return Long.MAX_VALUE;
-      }
-      epochNanosOfReset = millis * 1_000_000L;
+    if (whole >= EPOCH_MILLIS_FROM) {
+      // Milliseconds since the epoch; fractions of a millisecond do not matter here.
+      epochNanosOfReset = whole > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : whole * 1_000_000L;
     } else {
       epochNanosOfReset = nanos;
     }
     Instant base = RetryAfter.parseHttpDate(date, now).orElse(now);
-    long baseNanos = epochNanos(base);
-    return Math.max(0L, epochNanosOfReset - baseNanos);
+    return Math.max(0L, epochNanosOfReset - epochNanos(base));
   }
 
   private static long epochNanos(Instant instant) {
