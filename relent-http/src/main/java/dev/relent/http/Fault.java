@@ -107,7 +107,8 @@ public enum Fault {
    *       HttpHostConnectException}), {@code NoRouteToHostException}, {@code
    *       PortUnreachableException}</td></tr>
    *   <tr><td>UNKNOWN_HOST</td><td>{@code UnknownHostException}</td></tr>
-   *   <tr><td>TLS</td><td>{@code SSLHandshakeException}, {@code SSLPeerUnverifiedException}</td></tr>
+   *   <tr><td>TLS</td><td>{@code SSLHandshakeException}, {@code SSLPeerUnverifiedException}, unless
+   *       the chain shows the peer cut the handshake (a reset, an EOF): then that cut</td></tr>
    *   <tr><td>READ_TIMEOUT</td><td>{@code HttpTimeoutException}, {@code SocketTimeoutException},
    *       other {@code InterruptedIOException}s, {@code java.util.concurrent.TimeoutException} (the
    *       executor's attempt timeout)</td></tr>
