@@ -1,0 +1,147 @@
+package dev.relent.http;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Per-request settings for {@link RelentHttpClient}: the {@code Idempotency-Key} and a decision
+ * table of its own. Immutable and thread-safe; the builder is not.
+ *
+ * <pre>{@code
+ * CallOptions.builder().withIdempotencyKey().build();           // a new key for this operation
+ * CallOptions.builder().withIdempotencyKey("order-4711").build(); // the caller's own key
+ * CallOptions.builder().withDecisionTable(DecisionTable.defaults().with(503, Rule.NEVER)).build();
+ * }</pre>
+ *
+ * <p>A request that already has an {@code Idempotency-Key} header keeps it; that key wins over
+ * these options.
+ */
+public final class CallOptions {
+  enum KeyMode {
+    CLIENT_DEFAULT,
+    GENERATE,
+    GIVEN,
+    NONE
+  }
+
+  private static final CallOptions DEFAULTS = new Builder().build();
+
+  final KeyMode keyMode;
+  final String key;
+  final DecisionTable table;
+
+  private CallOptions(Builder b) {
+    this.keyMode = b.keyMode;
+    this.key = b.key;
+    this.table = b.table;
+  }
+
+  /**
+   * Returns the options that change nothing: the client's key setting and table.
+   *
+   * @return the shared default options
+   */
+  public static CallOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * Returns a builder with every setting at its default.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns the caller's own key, if one was given.
+   *
+   * @return the key, or empty
+   */
+  public Optional<String> idempotencyKey() {
+    return Optional.ofNullable(key);
+  }
+
+  /**
+   * Returns the request's own decision table, if one was given.
+   *
+   * @return the table, or empty for the client's
+   */
+  public Optional<DecisionTable> decisionTable() {
+    return Optional.ofNullable(table);
+  }
+
+  @Override
+  public String toString() {
+    return "CallOptions[key=" + keyMode + (table == null ? "" : ", own table") + "]";
+  }
+
+  /** Builds {@link CallOptions}. Mutable and not thread-safe. */
+  public static final class Builder {
+    private KeyMode keyMode = KeyMode.CLIENT_DEFAULT;
+    private String key;
+    private DecisionTable table;
+
+    Builder() {}
+
+    /**
+     * Gives the operation a new key ({@link Idempotency#newKey()}), made once before the first send
+     * and carried by every retry. Use it for writes the server deduplicates by key.
+     *
+     * @return this builder
+     */
+    public Builder withIdempotencyKey() {
+      this.keyMode = KeyMode.GENERATE;
+      this.key = null;
+      return this;
+    }
+
+    /**
+     * Gives the operation the caller's key, e.g. one stored with the order so that a restarted job
+     * sends the same key again.
+     *
+     * @param key 1 to 255 visible ASCII characters
+     * @return this builder
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if the key is empty, too long or has other characters
+     */
+    public Builder withIdempotencyKey(String key) {
+      this.key = Idempotency.requireValidKey(key);
+      this.keyMode = KeyMode.GIVEN;
+      return this;
+    }
+
+    /**
+     * Sends this request without a key even when the client adds keys to every write.
+     *
+     * @return this builder
+     */
+    public Builder withoutIdempotencyKey() {
+      this.keyMode = KeyMode.NONE;
+      this.key = null;
+      return this;
+    }
+
+    /**
+     * Judges this request's outcomes by its own table.
+     *
+     * @param table the table
+     * @return this builder
+     * @throws NullPointerException if {@code table} is null
+     */
+    public Builder withDecisionTable(DecisionTable table) {
+      this.table = Objects.requireNonNull(table, "table cannot be null");
+      return this;
+    }
+
+    /**
+     * Builds the options.
+     *
+     * @return new immutable options
+     */
+    public CallOptions build() {
+      return new CallOptions(this);
+    }
+  }
+}

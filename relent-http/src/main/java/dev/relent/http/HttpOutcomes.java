@@ -1,0 +1,367 @@
+package dev.relent.http;
+
+import dev.relent.HintExtractor;
+import dev.relent.OutcomeClassifier;
+import dev.relent.OutcomeDescriber;
+import dev.relent.RelentListener;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerHint;
+import dev.relent.spi.Clock;
+import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP semantics wired for the core executor, for any client whose responses a {@link
+ * ResponseAccess} can read: a classifier backed by the {@link DecisionTable}, a hint extractor
+ * backed by {@link ServerHints}, a describer that writes {@code "HTTP 503"} or {@code "read timeout
+ * (HttpTimeoutException)"}, and an attempt logger; plus {@link #notRetried} to build the exception
+ * for a held-back write.
+ *
+ * <p>Failures are judged from an {@link HttpFaultException} anywhere in the cause chain (it says
+ * which request failed); a bare exception is judged as a request of unknown method, so only faults
+ * where nothing was sent are retried.
+ *
+ * <pre>{@code
+ * HttpOutcomes<HttpResponse<?>> http = HttpOutcomes.builder(ResponseAccess.jdk()).build();
+ * RetryPolicy<HttpResponse<?>> policy =
+ *     http.applyTo(RetryPolicy.<HttpResponse<?>>builder()).withMaxRetries(3).build();
+ * }</pre>
+ *
+ * <p>Defaults: {@link DecisionTable#defaults()}, {@link ServerHints#ofDefaults()}, {@link
+ * Redactor#ofDefaults()}, {@link Clock#system()}. Immutable and thread-safe.
+ *
+ * @param <R> the client's response type
+ */
+public final class HttpOutcomes<R> {
+  private final ResponseAccess<R> access;
+  private final DecisionTable table;
+  private final ServerHints hints;
+  private final Redactor redactor;
+  private final Clock clock;
+
+  private HttpOutcomes(Builder<R> b) {
+    this.access = b.access;
+    this.table = b.table;
+    this.hints = b.hints;
+    this.redactor = b.redactor;
+    this.clock = b.clock;
+  }
+
+  /**
+   * Returns a builder for a client whose responses {@code access} reads.
+   *
+   * @param access reads the client's responses
+   * @param <R> the response type
+   * @return a new builder with every other setting at its default
+   * @throws NullPointerException if {@code access} is null
+   */
+  public static <R> Builder<R> builder(ResponseAccess<R> access) {
+    return new Builder<>(access);
+  }
+
+  /**
+   * Returns the decision table used when a request has none of its own.
+   *
+   * @return the table
+   */
+  public DecisionTable table() {
+    return table;
+  }
+
+  /**
+   * Returns the hint reader.
+   *
+   * @return the reader
+   */
+  public ServerHints serverHints() {
+    return hints;
+  }
+
+  /**
+   * Returns the redactor.
+   *
+   * @return the redactor
+   */
+  public Redactor redactor() {
+    return redactor;
+  }
+
+  /**
+   * Returns the response access.
+   *
+   * @return the access
+   */
+  public ResponseAccess<R> access() {
+    return access;
+  }
+
+  /**
+   * Decides about an attempt's outcome.
+   *
+   * @param result the response, when {@code failure} is null
+   * @param failure the failure, or null
+   * @return the decision, never null
+   */
+  public Decision decide(R result, Throwable failure) {
+    if (failure != null) {
+      HttpFaultException fault = findFault(failure);
+      if (fault != null) {
+        DecisionTable t = fault.table() != null ? fault.table() : table;
+        return t.decide(fault.method(), fault.keyed(), fault.fault());
+      }
+      return table.decide(null, false, failure);
+    }
+    DecisionTable own = access.table(result);
+    return (own != null ? own : table)
+        .decide(
+            access.method(result),
+            access.keyed(result),
+            access.status(result),
+            access.headers(result));
+  }
+
+  /**
+   * Reads the server's hint from an outcome; failures carry none.
+   *
+   * @param result the response, when {@code failure} is null
+   * @param failure the failure, or null
+   * @return the hint, or null
+   */
+  public ServerHint hint(R result, Throwable failure) {
+    if (failure != null || result == null) {
+      return null;
+    }
+    return hints.read(access.status(result), access.headers(result), clock.instant());
+  }
+
+  /**
+   * Describes an outcome without secrets: {@code "HTTP 503"}, {@code "read timeout
+   * (HttpTimeoutException)"}, or the exception's type.
+   *
+   * @param result the response, when {@code failure} is null
+   * @param failure the failure, or null
+   * @return the description
+   */
+  public String describe(R result, Throwable failure) {
+    if (failure == null) {
+      return result == null ? "no response" : "HTTP " + access.status(result);
+    }
+    HttpFaultException wrapped = findFault(failure);
+    Throwable cause = wrapped != null && wrapped.getCause() != null ? wrapped.getCause() : failure;
+    Fault fault = wrapped != null ? wrapped.fault() : Fault.classify(failure);
+    String type = cause.getClass().getSimpleName();
+    return fault == null ? type : fault.description() + " (" + type + ")";
+  }
+
+  /**
+   * Builds the exception for a write that was held back, when the decision says so.
+   *
+   * @param result the last response, when {@code failure} is null
+   * @param failure the last failure, or null
+   * @param attempts the attempts made
+   * @return the exception, or null when the outcome is not a held-back write
+   */
+  public NotRetriedWriteException notRetried(R result, Throwable failure, int attempts) {
+    Decision d = decide(result, failure);
+    if (!d.notResent()) {
+      return null;
+    }
+    if (failure != null) {
+      HttpFaultException f = findFault(failure);
+      String method = f != null ? f.method() : "request";
+      String endpoint = f != null ? f.endpoint() : "-";
+      Fault fault = f != null ? f.fault() : Fault.classify(failure);
+      return new NotRetriedWriteException(
+          method,
+          endpoint,
+          null,
+          describe(null, failure),
+          -1,
+          fault,
+          d.rule(),
+          attempts,
+          null,
+          failure);
+    }
+    int status = access.status(result);
+    return new NotRetriedWriteException(
+        access.method(result),
+        redactor.uri(access.uri(result)),
+        ResponseFacts.requestId(access.headers(result)),
+        "HTTP " + status,
+        status,
+        null,
+        d.rule(),
+        attempts,
+        result,
+        null);
+  }
+
+  /**
+   * Returns the classifier for {@link RetryPolicy.Builder#withClassifier}.
+   *
+   * @return a classifier; it allocates nothing per call
+   */
+  public OutcomeClassifier<R> classifier() {
+    return (result, failure) -> decide(result, failure).verdict();
+  }
+
+  /**
+   * Returns the hint extractor for {@link RetryPolicy.Builder#withHints}.
+   *
+   * @return an extractor
+   */
+  public HintExtractor<R> hintExtractor() {
+    return this::hint;
+  }
+
+  /**
+   * Returns the describer for {@link RetryPolicy.Builder#withOutcomeDescriber}.
+   *
+   * @return a describer
+   */
+  public OutcomeDescriber<R> describer() {
+    return this::describe;
+  }
+
+  /**
+   * Installs the classifier, the hint extractor and the describer on a policy builder.
+   *
+   * @param builder the policy builder; it must have no retry or abort conditions
+   * @return the same builder
+   * @throws NullPointerException if {@code builder} is null
+   */
+  public RetryPolicy.Builder<R> applyTo(RetryPolicy.Builder<R> builder) {
+    Objects.requireNonNull(builder, "builder cannot be null");
+    return builder
+        .withClassifier(classifier())
+        .withHints(hintExtractor())
+        .withOutcomeDescriber(describer());
+  }
+
+  /**
+   * Returns a listener that writes one line per attempt to the SLF4J logger {@code
+   * dev.relent.http}; see {@link #logger(Logger)}.
+   *
+   * @return a new listener
+   */
+  public RelentListener<R> logger() {
+    return logger(LoggerFactory.getLogger("dev.relent.http"));
+  }
+
+  /**
+   * Returns a listener that writes one line per attempt: time, attempt number, method, endpoint
+   * (redacted), status or fault, request id, wait headers, layers the response passed, decision
+   * with its rule, wait chosen. Levels: a first attempt that succeeds at DEBUG, a retry and a
+   * success after retries at INFO, giving up at WARN, a pacer wait at DEBUG. Example:
+   *
+   * <pre>
+   * at=2026-01-01T00:00:00Z attempt=1 method=GET endpoint=http://api.example.com/v1/items?key=REDACTED
+   *   outcome="HTTP 503" request-id="X-Request-Id: 7f3a" wait-headers="Retry-After: 2"
+   *   via="Cloudflare (CF-Ray)" decision="retry: http-503" wait=2.13 s elapsed=0.01 s
+   * </pre>
+   *
+   * @param logger the logger
+   * @return a new listener
+   * @throws NullPointerException if {@code logger} is null
+   */
+  public RelentListener<R> logger(Logger logger) {
+    return new HttpAttemptLogger<>(this, Objects.requireNonNull(logger, "logger cannot be null"));
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  static HttpFaultException findFault(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof HttpFaultException) {
+        return (HttpFaultException) t;
+      }
+      if (!(t instanceof CompletionException || t instanceof ExecutionException)) {
+        // Only wrappers are looked through: a cause deeper inside is another exchange's.
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Builds {@link HttpOutcomes}. Mutable and not thread-safe.
+   *
+   * @param <R> the response type
+   */
+  public static final class Builder<R> {
+    private final ResponseAccess<R> access;
+    private DecisionTable table = DecisionTable.defaults();
+    private ServerHints hints = ServerHints.ofDefaults();
+    private Redactor redactor = Redactor.ofDefaults();
+    private Clock clock = Clock.system();
+
+    Builder(ResponseAccess<R> access) {
+      this.access = Objects.requireNonNull(access, "access cannot be null");
+    }
+
+    /**
+     * Sets the decision table. Default {@link DecisionTable#defaults()}.
+     *
+     * @param table the table
+     * @return this builder
+     * @throws NullPointerException if {@code table} is null
+     */
+    public Builder<R> withDecisionTable(DecisionTable table) {
+      this.table = Objects.requireNonNull(table, "table cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets the hint reader. Default {@link ServerHints#ofDefaults()}.
+     *
+     * @param hints the reader
+     * @return this builder
+     * @throws NullPointerException if {@code hints} is null
+     */
+    public Builder<R> withServerHints(ServerHints hints) {
+      this.hints = Objects.requireNonNull(hints, "hints cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets the redactor for logs and messages. Default {@link Redactor#ofDefaults()}.
+     *
+     * @param redactor the redactor
+     * @return this builder
+     * @throws NullPointerException if {@code redactor} is null
+     */
+    public Builder<R> withRedactor(Redactor redactor) {
+      this.redactor = Objects.requireNonNull(redactor, "redactor cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets the wall clock that measures {@code Retry-After} dates and rate-limit epochs, and stamps
+     * log lines. Use the executor's clock. Default {@link Clock#system()}.
+     *
+     * @param clock the clock
+     * @return this builder
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public Builder<R> withClock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+      return this;
+    }
+
+    /**
+     * Builds the outcomes.
+     *
+     * @return a new immutable instance
+     */
+    public HttpOutcomes<R> build() {
+      return new HttpOutcomes<>(this);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.relent.http;
+
+import java.net.http.HttpResponse;
+import java.util.Optional;
+
+/**
+ * A response returned by {@link RelentHttpClient}: the JDK response, plus how many network attempts
+ * it took (SPEC R5), the {@code Idempotency-Key} its request carried, and the decision that ended
+ * the operation.
+ *
+ * <p>Every {@link HttpResponse} method delegates to the last attempt's response; {@link #request()}
+ * is the request as sent (with its key and timeout). Immutable and thread-safe as the JDK response
+ * is.
+ *
+ * @param <T> the body type
+ */
+public interface RelentHttpResponse<T> extends HttpResponse<T> {
+
+  /**
+   * Returns the number of attempts the operation made, this response's included. The JDK client may
+   * add one hidden reconnect within an attempt; see {@link RelentHttpClient}.
+   *
+   * @return 1 or more
+   */
+  int attempts();
+
+  /**
+   * Returns the {@code Idempotency-Key} every attempt carried.
+   *
+   * @return the key, or empty for an unkeyed request
+   */
+  Optional<String> idempotencyKey();
+
+  /**
+   * Returns the decision on this response, e.g. {@code success: http-2xx} or {@code abort:
+   * http-404}.
+   *
+   * @return the decision
+   */
+  Decision decision();
+}

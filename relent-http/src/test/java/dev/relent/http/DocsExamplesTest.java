@@ -1,0 +1,110 @@
+package dev.relent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.CircuitBreaker;
+import dev.relent.Pacer;
+import dev.relent.RelentExecutor;
+import dev.relent.RetryBudget;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerHint;
+import dev.relent.testing.FakeTime;
+import dev.relent.testing.RecordingSleeper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The examples of docs/http.md, verbatim, so that they compile and say what the page says. */
+class DocsExamplesTest {
+
+  @Test
+  void tableOverride() {
+    DecisionTable table =
+        DecisionTable.defaults()
+            .with(503, DecisionTable.Rule.RETRY_ANY_METHOD) // this API never processes a 503
+            .with(Fault.UNKNOWN_HOST, DecisionTable.Rule.RETRY_ANY_METHOD);
+    Decision decision = table.decide("POST", false, 503, HeaderLookup.NONE);
+    // decision.rule() is "http-503", decision.isRetry() is true
+    assertThat(decision.rule()).isEqualTo("http-503");
+    assertThat(decision.isRetry()).isTrue();
+  }
+
+  @Test
+  void pureFunctions() {
+    Map<String, List<String>> responseHeaders = Map.of("Retry-After", List.of("5"));
+    HeaderLookup headers = HeaderLookup.of(responseHeaders);
+    Decision onResponse = DecisionTable.defaults().decide("GET", false, 503, headers);
+    Decision onFailure =
+        DecisionTable.defaults().decide("POST", false, new java.net.ConnectException("refused"));
+    ServerHint hint =
+        ServerHints.ofDefaults().read(503, headers, Instant.parse("2026-01-01T00:00:00Z"));
+    // onResponse: retry: http-503; onFailure: retry: io-connect-refused; hint: 5 s
+    assertThat(onResponse.verdict()).hasToString("retry: http-503");
+    assertThat(onFailure.verdict()).hasToString("retry: io-connect-refused");
+    assertThat(hint.waitTime()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void redactor() {
+    Redactor redactor =
+        Redactor.builder()
+            .redactHeaders("X-Tenant-Secret-Id")
+            .redactParameters("email")
+            .allowParameters("page_token")
+            .build();
+    String safe =
+        redactor.uri(URI.create("https://api.example.com/v1/users?email=a@b.c&page_token=7"));
+    // https://api.example.com/v1/users?email=REDACTED&page_token=7
+    assertThat(safe).isEqualTo("https://api.example.com/v1/users?email=REDACTED&page_token=7");
+  }
+
+  @Test
+  void jdkClientWrapper() {
+    FakeTime time = new FakeTime(); // tests only; production uses the defaults
+    RelentHttpClient http =
+        RelentHttpClient.builder(HttpClient.newHttpClient())
+            .withPolicy(
+                RetryPolicy.<HttpResponse<?>>builder()
+                    .withMaxRetries(4)
+                    .withDeadline(Duration.ofSeconds(30))
+                    .withAttemptTimeout(Duration.ofSeconds(10))
+                    .build())
+            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+            .withRetryBudget(RetryBudget.ofDefaults())
+            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withTicker(time)
+            .withClock(time)
+            .withSleeper(new RecordingSleeper(time))
+            .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("https://api.example.com/v1/payments"))
+            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100}"))
+            .build();
+    CallOptions keyed = CallOptions.builder().withIdempotencyKey().build();
+    // RelentHttpResponse<String> response = http.send(request, BodyHandlers.ofString(), keyed);
+    // response.attempts(), response.idempotencyKey(), response.decision()
+    assertThat(http.executor().policy().config().maxRetries()).isEqualTo(4);
+    assertThat(request.method()).isEqualTo("POST");
+    assertThat(keyed.toString()).isEqualTo("CallOptions[key=GENERATE]");
+  }
+
+  @Test
+  void otherClients() {
+    HttpOutcomes<HttpResponse<?>> outcomes =
+        HttpOutcomes.builder(ResponseAccess.jdk())
+            .withDecisionTable(DecisionTable.defaults().with(500, DecisionTable.Rule.NEVER))
+            .build();
+    RetryPolicy<HttpResponse<?>> policy =
+        outcomes.applyTo(RetryPolicy.<HttpResponse<?>>builder()).withMaxRetries(3).build();
+    RelentExecutor<HttpResponse<?>> executor =
+        RelentExecutor.builder(policy).onEvent(outcomes.logger()).build();
+    assertThat(executor.policy().config().classifier()).isPresent();
+    assertThat(outcomes.table().rule(500)).isEqualTo(DecisionTable.Rule.NEVER);
+  }
+}
