@@ -197,15 +197,30 @@ public final class Contention {
       int r = ++retry[client];
       long sleep = 0;
       if (backoff != null) {
-        // The study's first retry is n = 1 with window base * 2^1; Relent's retry r has window
-        // base * 2^(r-1), so the study's n is Relent's retry n + 1.
-        sleep = backoff.delayNanos(r + 1, previous[client], jitter.nextDouble());
+        sleep = studySleep(strategy, r, previous[client], jitter.nextDouble());
         previous[client] = sleep;
       }
       long reply = networkDelay(net);
       heap.push(now + reply + sleep + networkDelay(net), client << 1);
     }
     return new Trial(calls, failures, successes, 0, completion);
+  }
+
+  /**
+   * The study's sleep before its retry {@code n} (1 for the first), from Relent's real backoff. The
+   * study's window is {@code min(cap, base * 2^n)}; Relent's retry {@code r} has the window {@code
+   * min(cap, base * 2^(r-1))}, so the study's retry n is Relent's retry n + 1.
+   *
+   * @param strategy 0 ({@code none}) to 4 ({@code decorrelated})
+   * @param n the study's retry counter, &ge; 1
+   * @param previousNanos the previous sleep ({@code base} before the first retry); used by
+   *     decorrelated jitter only
+   * @param draw a uniform draw in [0, 1]
+   * @return the sleep in nanoseconds
+   */
+  static long studySleep(int strategy, int n, long previousNanos, double draw) {
+    Backoff backoff = STUDY_BACKOFFS[strategy];
+    return backoff == null ? 0 : backoff.delayNanos(n + 1, previousNanos, draw);
   }
 
   /** Relent's default policy, run by the real executor on virtual time. */

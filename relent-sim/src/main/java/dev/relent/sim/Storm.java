@@ -42,8 +42,9 @@ import java.util.stream.IntStream;
  *
  * <p>Measured per trial: the offered load (attempts reaching the service) per second and its peak
  * over the normal load, the extra calls (attempts minus requests), the time from the end of the
- * stall until every later second until the arrivals stop has an offered load at most 10 % above
- * normal and at least 99 % of its requests succeeding, and the requests that finally failed.
+ * stall until every later second until the arrivals stop has an offered load at most 10 % above the
+ * requests arriving in it and at least 99 % of those requests succeeding, and the requests that
+ * finally failed.
  *
  * <p>Deterministic for a seed: trial t uses a {@link SplittableRandom} and a {@link
  * RandomSource#seeded} source derived from (seed, t); every strategy sees the same arrivals.
@@ -166,6 +167,9 @@ public final class Storm {
    * @param stalled attempts answered 503 during the stall
    * @param counters the executor's counters
    * @param attemptsPerBin attempts reaching the service per {@value #BIN_MILLIS} ms
+   * @param attemptsPerSecond attempts reaching the service in each whole second
+   * @param arrivedPerSecond requests arriving in each whole second
+   * @param succeededPerSecond of those, the ones that finally succeeded
    * @param peakLoadPerSecond the most attempts in one whole second
    * @param recoverySeconds seconds from the end of the stall until load and success are normal
    */
@@ -179,6 +183,9 @@ public final class Storm {
       long stalled,
       RelentCounters counters,
       long[] attemptsPerBin,
+      long[] attemptsPerSecond,
+      long[] arrivedPerSecond,
+      long[] succeededPerSecond,
       long peakLoadPerSecond,
       int recoverySeconds) {}
 
@@ -304,7 +311,8 @@ public final class Storm {
     int recovered = ARRIVALS_SECONDS;
     for (int s = ARRIVALS_SECONDS - 1; s >= STALL_END_SECONDS; s--) {
       boolean normal =
-          perSecond[s] <= RATE_PER_SECOND * 11 / 10
+          // Against that second's own arrivals, so that the noise of the arrivals is no signal.
+          perSecond[s] * 10 <= arrivedPerSecond[s] * 11
               && okPerSecond[s] * 100 >= arrivedPerSecond[s] * 99;
       if (!normal) {
         break;
@@ -321,6 +329,9 @@ public final class Storm {
         c[6],
         executor.counters(),
         bins,
+        perSecond,
+        arrivedPerSecond,
+        okPerSecond,
         peak,
         recovered - STALL_END_SECONDS);
   }

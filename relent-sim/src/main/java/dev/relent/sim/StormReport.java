@@ -59,8 +59,8 @@ final class StormReport {
         + "\n"
         + "peak load: most attempts in one second over the normal "
         + Storm.RATE_PER_SECOND
-        + "/s; recovery: seconds after the stall until load <= 110 % and >= 99 % of requests"
-        + " succeed\n\n"
+        + "/s; recovery: seconds after the stall until the load is <= 110 % of the arriving"
+        + " requests and >= 99 % of them succeed\n\n"
         + Text.table(HEADER, rows(r));
   }
 
@@ -158,8 +158,8 @@ final class StormReport {
         .append("/s. Extra calls: retries that reached the service. Recovery: seconds after the")
         .append(" stall until every later second (until the arrivals stop at ")
         .append(Storm.ARRIVALS_SECONDS)
-        .append(" s) has at most 110 % of the normal load and at least 99 % of its requests")
-        .append(" succeeding. Failed requests: those that finally gave up.</p>\n");
+        .append(" s) has at most 110 % as many attempts as arriving requests and at least 99 % of")
+        .append(" those requests succeeding. Failed requests: those that finally gave up.</p>\n");
     b.append("<h2>Conclusion</h2>\n<div class=\"conclusion\">\n<p>")
         .append("Immediate retries multiplied the load by ")
         .append(Numbers.fixed(naive.amplification(), 1))

@@ -284,6 +284,13 @@ public final class LineChart {
             .append(':')
             .append(label(s.ys[i]));
       }
+      if (d.length() == 0) {
+        // Nothing to draw (on a log scale: only zeros); say so in the legend.
+        double lx = plotRight + 16;
+        text(sb, lx + 30, legendY + 4, "start", "legend", s.name + ": all zero");
+        legendY += 20;
+        continue;
+      }
       sb.append("<path class=\"series\" data-series=\"")
           .append(Html.escape(s.name))
           .append("\" data-points=\"")
@@ -381,8 +388,14 @@ public final class LineChart {
     return String.format(Locale.ROOT, "%.1f", v);
   }
 
-  /** A compact number: 12, 2.5, 0.25, 1500, 12k. */
-  static String label(double v) {
+  /**
+   * Formats a number as the chart shows it, in tick labels and in {@code data-points}: 12, 2.5,
+   * 0.25, 1500, 12k (at most two decimals).
+   *
+   * @param v the number
+   * @return its label
+   */
+  public static String label(double v) {
     if (Math.abs(v) >= 10_000 && v % 1000 == 0) {
       return String.format(Locale.ROOT, "%dk", (long) (v / 1000));
     }
