@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Model 3, a paced queue under a quota: the worked example of SPEC R7 with Relent's real {@link
@@ -251,8 +252,8 @@ public final class PacedQueue {
       }
     }
     // One attempt: reaches the server at once, answers after the latency or the 429 delay.
-    java.util.function.Function<Void, CompletableFuture<Response>> send =
-        ignored -> {
+    Supplier<CompletableFuture<Response>> send =
+        () -> {
           CompletableFuture<Response> reply = new CompletableFuture<>();
           c[2]++;
           c[6]++;
@@ -293,7 +294,7 @@ public final class PacedQueue {
             0,
             () ->
                 executor
-                    .getAsync(ctx -> send.apply(null))
+                    .getAsync(ctx -> send.get())
                     .whenComplete(
                         (r, error) -> {
                           if (error == null) {
@@ -357,9 +358,7 @@ public final class PacedQueue {
    * rate, re-queues a throttled request at the head, and adapts the rate. Not a Relent class.
    */
   private static void aimd(
-      VirtualTime time,
-      java.util.function.Function<Void, CompletableFuture<Response>> send,
-      Runnable succeeded) {
+      VirtualTime time, Supplier<CompletableFuture<Response>> send, Runnable succeeded) {
     ArrayDeque<Integer> queue = new ArrayDeque<>();
     for (int i = 0; i < REQUESTS; i++) {
       queue.add(i);
@@ -381,7 +380,7 @@ public final class PacedQueue {
             return;
           }
           Integer request = queue.poll();
-          send.apply(null)
+          send.get()
               .thenAccept(
                   r -> {
                     if (r.status() == 200) {
