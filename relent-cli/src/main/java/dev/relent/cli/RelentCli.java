@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = RelentCli.Version.class,
     description = "Call remote APIs safely: retries that save the transaction.",
-    subcommands = {PlanCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {PlanCommand.class, SimulateCommand.class, CommandLine.HelpCommand.class})
 public final class RelentCli implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
