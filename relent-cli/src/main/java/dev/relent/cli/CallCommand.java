@@ -65,9 +65,9 @@ import picocli.CommandLine.Parameters;
       "",
       "Durations: " + DurationConverter.FORMS + " (a bare number is refused).",
       "",
-      "Exit codes: 0 HTTP 2xx/3xx; 1 unexpected error; 2 usage error; 3 not retried (4xx,"
-          + " a write without key, unknown host); 4 retries exhausted; 5 deadline, server wait"
-          + " too long or quota exhausted.",
+      "Exit codes: 0 HTTP 2xx/3xx; 1 unexpected error; 2 usage error; 3 not retried (a 4xx,"
+          + " a write without key); 4 retries exhausted; 5 deadline, server wait too long or"
+          + " quota exhausted. Details: docs/cli.md.",
       "",
       "Example: relent call -X POST -d @order.json -H 'Content-Type: application/json'"
           + " --idempotency-key auto https://api.example.com/v1/orders"
