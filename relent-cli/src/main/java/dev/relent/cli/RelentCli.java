@@ -1,5 +1,10 @@
 package dev.relent.cli;
 
+import dev.relent.http.Redactor;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,16 +12,27 @@ import picocli.CommandLine.Command;
  * The {@code relent} command. Each subcommand lives in its own class and is registered here.
  *
  * <p>Usage errors (a wrong flag or value) print what was wrong and the accepted forms, and exit
- * with {@link ExitCodes#USAGE}.
+ * with {@link ExitCodes#USAGE}. Their messages pass the default {@link Redactor}, so that a
+ * credential typed into a mistyped flag is not echoed. Arguments starting with {@code @} are taken
+ * as they are (picocli's argument files are off): {@code relent call -d @body.json} reads a body.
  */
 @Command(
     name = "relent",
     mixinStandardHelpOptions = true,
     versionProvider = RelentCli.Version.class,
     description = "Call remote APIs safely: retries that save the transaction.",
-    subcommands = {PlanCommand.class, SimulateCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      CallCommand.class,
+      MockCommand.class,
+      PlanCommand.class,
+      SimulateCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class RelentCli implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** Where response bodies go, byte for byte: standard output unless a test replaces it. */
+  PrintStream stdout = System.out;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -24,6 +40,11 @@ public final class RelentCli implements Runnable {
    * @param args the arguments
    */
   public static void main(String[] args) {
+    // This process is ours: let each attempt be one connection attempt, so that the attempts
+    // reported are the attempts made (the JDK client otherwise reconnects once on its own).
+    if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
+      System.setProperty("jdk.httpclient.disableRetryConnect", "true");
+    }
     System.exit(run(args));
   }
 
@@ -44,16 +65,33 @@ public final class RelentCli implements Runnable {
    */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new RelentCli());
+    cli.setExpandAtFiles(false);
     cli.setExitCodeExceptionMapper(e -> ExitCodes.ERROR);
     cli.setParameterExceptionHandler(
         (ex, args) -> {
           CommandLine cmd = ex.getCommandLine();
-          cmd.getErr().println("relent: " + ex.getMessage());
+          String message =
+              ex instanceof UsageError
+                  ? ex.getMessage()
+                  : Redactor.ofDefaults().text(ex.getMessage());
+          cmd.getErr().println("relent: " + message);
           if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr())) {
             cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
           }
           return ExitCodes.USAGE;
         });
+    return cli;
+  }
+
+  /**
+   * Returns the command line writing text and response bodies to the given streams (UTF-8 text):
+   * for tests and embedding.
+   */
+  static CommandLine commandLine(PrintStream out, PrintStream err) {
+    CommandLine cli = commandLine();
+    ((RelentCli) cli.getCommand()).stdout = out;
+    cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+    cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     return cli;
   }
 

@@ -1,18 +1,35 @@
 package dev.relent.cli;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 import picocli.CommandLine;
 
-/** Runs the CLI in-process and captures what it prints. */
-record CliRun(int exitCode, String out, String err) {
+/**
+ * Runs the CLI in-process and captures what it prints: stdout as bytes (bodies are written byte for
+ * byte) and as UTF-8 text, stderr as text.
+ */
+record CliRun(int exitCode, byte[] outBytes, String out, String err) {
   static CliRun of(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = RelentCli.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
+    return of(cli -> {}, args);
+  }
+
+  /** Runs with the command line adjusted first (fake time, a test's stdin, ...). */
+  static CliRun of(Consumer<CommandLine> setUp, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CommandLine cli =
+        RelentCli.commandLine(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    setUp.accept(cli);
     int code = cli.execute(args);
-    return new CliRun(code, out.toString(), err.toString());
+    byte[] bytes = out.toByteArray();
+    return new CliRun(
+        code,
+        bytes,
+        new String(bytes, StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
   }
 }

@@ -10,6 +10,7 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLHandshakeException;
@@ -147,7 +148,9 @@ public enum Fault {
       if (t instanceof ConnectException
           || t instanceof NoRouteToHostException
           || t instanceof PortUnreachableException) {
-        return CONNECT_REFUSED;
+        // JDK 17's client reports a name that does not resolve as a ConnectException caused by
+        // UnresolvedAddressException: no server refused anything, and retrying will not help.
+        return unresolved(t) ? UNKNOWN_HOST : CONNECT_REFUSED;
       }
       if (t instanceof HttpTimeoutException
           || t instanceof SocketTimeoutException
@@ -202,6 +205,16 @@ public enum Fault {
       return TRUNCATED;
     }
     return io ? OTHER : null;
+  }
+
+  private static boolean unresolved(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
+      if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String lower(String message) {

@@ -78,6 +78,11 @@ class FaultTest {
         .isEqualTo(Fault.CONNECT_REFUSED);
     assertThat(Fault.classify(new UnknownHostException("nohost.invalid")))
         .isEqualTo(Fault.UNKNOWN_HOST);
+    // JDK 17's client: an unresolvable name is a ConnectException caused by
+    // UnresolvedAddressException, not a refused connection.
+    ConnectException unresolved = new ConnectException();
+    unresolved.initCause(new java.nio.channels.UnresolvedAddressException());
+    assertThat(Fault.classify(unresolved)).isEqualTo(Fault.UNKNOWN_HOST);
     assertThat(Fault.classify(new SSLHandshakeException("PKIX path building failed")))
         .isEqualTo(Fault.TLS);
     SSLHandshakeException cut = new SSLHandshakeException("Remote host terminated the handshake");

@@ -1,0 +1,541 @@
+package dev.relent.cli;
+
+import dev.relent.Backoff;
+import dev.relent.Jitter;
+import dev.relent.RelentException;
+import dev.relent.RetryPolicy;
+import dev.relent.http.CallOptions;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.Idempotency;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.Redactor;
+import dev.relent.http.RelentHttpClient;
+import dev.relent.http.RelentHttpResponse;
+import dev.relent.spi.Clock;
+import dev.relent.spi.RandomSource;
+import dev.relent.spi.Sleeper;
+import dev.relent.spi.Ticker;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code relent call}: curl with Relent inside. Sends one request through {@link RelentHttpClient}
+ * (the decision table, {@code Retry-After}, idempotency keys, redaction: nothing of HTTP is decided
+ * here), writes the final response body to standard output byte for byte, and exits with a code
+ * from {@link ExitCodes} that scripts can rely on.
+ *
+ * <p>The flags, their defaults and the exit codes are a contract (docs/cli.md); the per-attempt
+ * lines of {@code --verbose} and the {@code --report} file are written by {@link AttemptRecorder}
+ * and {@link CallReport}, both from the executor's events and both redacted.
+ *
+ * <p>Time comes from the {@link #ticker}, {@link #clock} and {@link #sleeper} fields (the system's
+ * by default); tests replace them with fake time so that waits take no real time.
+ */
+@Command(
+    name = "call",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Send one HTTP request with retries that are safe: backoff with jitter, Retry-After,"
+          + " deadlines, idempotency keys. The final response body goes to stdout.",
+      ""
+    },
+    footer = {
+      "",
+      "Durations: " + DurationConverter.FORMS + " (a bare number is refused).",
+      "",
+      "Exit codes: 0 HTTP 2xx/3xx; 1 unexpected error; 2 usage error; 3 not retried (a 4xx,"
+          + " a write without key); 4 retries exhausted; 5 deadline, server wait too long or"
+          + " quota exhausted. Details: docs/cli.md.",
+      "",
+      "Example: relent call -X POST -d @order.json -H 'Content-Type: application/json'"
+          + " --idempotency-key auto https://api.example.com/v1/orders"
+    })
+final class CallCommand implements Callable<Integer> {
+  static final String URL_FORMS = "http://host[:port]/path or https://host[:port]/path";
+  static final String KEY_FORMS = "auto, or 1 to 255 visible ASCII characters";
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @CommandLine.ParentCommand RelentCli parent;
+
+  @Parameters(index = "0", paramLabel = "URL", description = "The http or https URL to call.")
+  String url;
+
+  @Option(
+      names = {"-X", "--request"},
+      paramLabel = "METHOD",
+      description = "The method. Default GET, or POST when --data is given.")
+  String method;
+
+  @Option(
+      names = {"-H", "--header"},
+      paramLabel = "'Name: value'",
+      description = "A request header; repeatable. Values never appear in output or the report.")
+  List<String> headers = new ArrayList<>();
+
+  @Option(
+      names = {"-d", "--data"},
+      paramLabel = "TEXT|@FILE",
+      description =
+          "The request body: the text itself, @FILE for a file's bytes, @- for standard input."
+              + " No Content-Type is added; give one with -H.")
+  String data;
+
+  @Option(
+      names = "--max-retries",
+      paramLabel = "N",
+      defaultValue = "5",
+      description = "Most retries after the first attempt. Default ${DEFAULT-VALUE}.")
+  int maxRetries;
+
+  @Option(
+      names = "--base",
+      paramLabel = "DURATION",
+      defaultValue = "500ms",
+      converter = DurationConverter.class,
+      description = "Backoff window of the first retry; it doubles each retry. Default 500ms.")
+  Duration base;
+
+  @Option(
+      names = "--cap",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "Longest backoff wait. Default 30s.")
+  Duration cap;
+
+  @Option(
+      names = "--jitter",
+      paramLabel = "full|equal|decorrelated|none",
+      defaultValue = "full",
+      converter = JitterConverter.class,
+      description = "How the backoff wait is randomised. Default full.")
+  Jitter jitter;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Time limit of each attempt (never more than the deadline left). Default 10s.")
+  Duration timeout;
+
+  @Option(
+      names = "--deadline",
+      paramLabel = "DURATION",
+      defaultValue = "60s",
+      converter = DurationConverter.class,
+      description = "Time limit of the whole call, waits included. Default 60s.")
+  Duration deadline;
+
+  @Option(
+      names = "--max-wait",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "Longest server-requested wait (Retry-After, rate-limit reset) accepted; a longer one"
+              + " fails at once (exit 5). Default: the deadline.")
+  Duration maxWait;
+
+  @Option(
+      names = "--idempotency-key",
+      paramLabel = "auto|KEY",
+      description =
+          "Send an Idempotency-Key (auto: a new random UUID), the same on every retry. Without"
+              + " one, POST and PATCH are not re-sent once they may have reached the server.")
+  String idempotencyKey;
+
+  @Option(names = "--seed", paramLabel = "N", description = "Seed the jitter (repeatable waits).")
+  Long seed;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      description = "One redacted line per attempt on stderr.")
+  boolean verbose;
+
+  @Option(
+      names = "--report",
+      paramLabel = "FILE",
+      description =
+          "Write a JSON report: every attempt (start, status or fault, decision, wait) and the"
+              + " outcome. No secrets, no bodies.")
+  Path report;
+
+  /** Monotonic time; replaced by tests. */
+  Ticker ticker = Ticker.system();
+
+  /** Wall-clock time (Retry-After dates, the report's start); replaced by tests. */
+  Clock clock = Clock.system();
+
+  /** How waits between attempts are made; replaced by tests. */
+  Sleeper sleeper = Sleeper.system();
+
+  /** Standard input, for {@code -d @-}; replaced by tests. */
+  InputStream stdin = System.in;
+
+  private final Redactor redactor = Redactor.ofDefaults();
+
+  @Override
+  public Integer call() {
+    CallSettings settings = settings();
+    PrintWriter err = spec.commandLine().getErr();
+    AttemptRecorder recorder =
+        new AttemptRecorder(
+            ticker,
+            redactor,
+            settings.request().method(),
+            redactor.uri(settings.request().uri()),
+            settings.key(),
+            verbose ? err : null);
+    RelentHttpClient http =
+        RelentHttpClient.builder(jdkClient(settings.request().uri()))
+            .withPolicy(policy())
+            .withRedactor(redactor)
+            .withTicker(ticker)
+            .withClock(clock)
+            .withSleeper(recorder.sleeper(sleeper))
+            .withRandom(seed == null ? RandomSource.system() : RandomSource.seeded(seed))
+            .withoutLogging()
+            .onEvent(recorder)
+            .build();
+    recorder.use(http.outcomes());
+    long startedAtMillis = clock.millis();
+    recorder.begin();
+    CallOutcome outcome = send(http, settings);
+    long elapsedNanos = recorder.elapsedNanos();
+
+    int code = outcome.exitCode();
+    if (report != null) {
+      try {
+        CallReport.write(
+            report, settings, this, startedAtMillis, elapsedNanos, recorder.attempts(), outcome);
+      } catch (IOException | RuntimeException e) {
+        err.println(
+            "relent: cannot write the report to "
+                + report
+                + ": "
+                + redactor.text(String.valueOf(e.getMessage())));
+        code = ExitCodes.ERROR;
+      }
+    }
+    PrintStream out = parent.stdout;
+    if (outcome.body() != null) {
+      out.write(outcome.body(), 0, outcome.body().length);
+    }
+    out.flush();
+    if (outcome.exitCode() != ExitCodes.OK) {
+      err.println("relent: " + outcome.message());
+    } else if (verbose) {
+      err.println("relent: " + outcome.message());
+    }
+    err.flush();
+    return code;
+  }
+
+  /** Sends the request and turns every way it can end into an outcome; never throws. */
+  private CallOutcome send(RelentHttpClient http, CallSettings settings) {
+    try {
+      RelentHttpResponse<byte[]> response =
+          http.send(
+              settings.request(), HttpResponse.BodyHandlers.ofByteArray(), settings.options());
+      return CallOutcome.of(response, redactor);
+    } catch (NotRetriedWriteException e) {
+      return CallOutcome.notResent(e);
+    } catch (HttpFaultException e) {
+      return CallOutcome.faultNotRetried(e);
+    } catch (RelentException e) {
+      return CallOutcome.gaveUp(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CallOutcome.error("interrupted", "interrupted; no further attempt is made", null);
+    } catch (IOException | RuntimeException e) {
+      return CallOutcome.error(
+          "error",
+          "unexpected error: "
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : ": " + redactor.text(e.getMessage())),
+          null);
+    }
+  }
+
+  private RetryPolicy<HttpResponse<?>> policy() {
+    RetryPolicy.Builder<HttpResponse<?>> b =
+        RetryPolicy.<HttpResponse<?>>builder()
+            .withMaxRetries(maxRetries)
+            .withBackoff(Backoff.builder().withBase(base).withCap(cap).withJitter(jitter).build())
+            .withAttemptTimeout(timeout)
+            .withDeadline(deadline);
+    if (maxWait != null) {
+      b.withMaxServerWait(maxWait);
+    }
+    return b.build();
+  }
+
+  private HttpClient jdkClient(URI uri) {
+    // Plain http stays on HTTP/1.1 (no h2c upgrade dance); https negotiates HTTP/2 by ALPN.
+    boolean tls = uri.getScheme().equalsIgnoreCase("https");
+    return HttpClient.newBuilder()
+        .connectTimeout(timeout)
+        .version(tls ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+  }
+
+  // ------------------------------------------------------------------ the command line, checked
+
+  /** Everything the flags say, checked; a wrong value is a usage error naming the flag. */
+  private CallSettings settings() {
+    URI uri = uri();
+    checkPositive("--base", base);
+    checkPositive("--cap", cap);
+    checkPositive("--timeout", timeout);
+    checkPositive("--deadline", deadline);
+    if (maxRetries < 0) {
+      throw usage("--max-retries must be 0 or more: " + maxRetries);
+    }
+    if (cap.compareTo(base) < 0) {
+      throw usage(
+          "--cap "
+              + Format.duration(cap)
+              + " is less than --base "
+              + Format.duration(base)
+              + "; the cap must be at least the base");
+    }
+    if (report != null) {
+      Path dir = report.toAbsolutePath().getParent();
+      if (dir != null && !Files.isDirectory(dir)) {
+        throw usage("--report " + report + ": the directory " + dir + " does not exist");
+      }
+      if (Files.isDirectory(report)) {
+        throw usage("--report " + report + ": is a directory; give a file name");
+      }
+    }
+    byte[] body = body();
+    String m = method != null ? method : body != null ? "POST" : "GET";
+    if (!isToken(m)) {
+      throw usage(
+          "-X "
+              + Json.quote(m)
+              + " is not an HTTP method; use a token such as GET, POST, PUT, PATCH, DELETE");
+    }
+
+    HttpRequest.Builder request;
+    try {
+      request =
+          HttpRequest.newBuilder(uri)
+              .method(
+                  m,
+                  body == null
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofByteArray(body));
+    } catch (IllegalArgumentException e) {
+      // The JDK client refuses some methods (CONNECT) and some URLs; say which, without secrets.
+      throw usage(
+          "cannot send " + m + " " + redactor.uri(uri) + ": " + redactor.text(e.getMessage()));
+    }
+    List<String> names = new ArrayList<>();
+    String headerKey = null;
+    for (int i = 0; i < headers.size(); i++) {
+      String h = headers.get(i);
+      int colon = h.indexOf(':');
+      String where = "-H #" + (i + 1);
+      // The value is never echoed: it may be a credential.
+      if (colon < 0) {
+        throw usage(where + " has no colon; use 'Name: value', e.g. -H 'Accept: application/json'");
+      }
+      String name = h.substring(0, colon).trim();
+      String value = h.substring(colon + 1).trim();
+      if (!isToken(name)) {
+        throw usage(
+            where
+                + " has no valid header name before the colon; use 'Name: value', e.g. -H"
+                + " 'Accept: application/json'");
+      }
+      if (name.equalsIgnoreCase(Idempotency.HEADER)) {
+        try {
+          headerKey = Idempotency.requireValidKey(value);
+        } catch (IllegalArgumentException e) {
+          throw usage(where + " (" + Idempotency.HEADER + "): " + e.getMessage());
+        }
+      }
+      try {
+        request.header(name, value);
+      } catch (IllegalArgumentException e) {
+        throw usage(
+            where
+                + " ("
+                + name
+                + "): "
+                + (e.getMessage() != null && e.getMessage().contains("restricted")
+                    ? "the HTTP client sets this header itself; leave it out"
+                    : "the value has characters a header cannot carry"));
+      }
+      names.add(name);
+    }
+
+    CallOptions.Builder options = CallOptions.builder();
+    String key = headerKey;
+    if (idempotencyKey != null) {
+      if (headerKey != null) {
+        throw usage(
+            "--idempotency-key and -H '"
+                + Idempotency.HEADER
+                + ": …' both give a key; give it once");
+      }
+      if (idempotencyKey.equals("auto")) {
+        key = Idempotency.newKey();
+      } else {
+        try {
+          key = Idempotency.requireValidKey(idempotencyKey);
+        } catch (IllegalArgumentException e) {
+          throw usage("--idempotency-key: " + e.getMessage() + "; use " + KEY_FORMS);
+        }
+      }
+      options.withIdempotencyKey(key);
+    } else if (headerKey == null) {
+      options.withoutIdempotencyKey();
+    }
+    HttpRequest built;
+    try {
+      built = request.build();
+    } catch (IllegalArgumentException e) {
+      throw usage("cannot build the request: " + redactor.text(e.getMessage()));
+    }
+    return new CallSettings(
+        built, options.build(), key, List.copyOf(names), body == null ? -1 : body.length);
+  }
+
+  private URI uri() {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw usage(
+          "the URL is not valid ("
+              + redactor.text(e.getReason())
+              + " at index "
+              + e.getIndex()
+              + "); use "
+              + URL_FORMS);
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || uri.getHost() == null) {
+      throw usage(
+          "'"
+              + redactor.uri(url)
+              + "' is not an http(s) URL with a host; use "
+              + URL_FORMS
+              + " (quote it in the shell when it has & or ?)");
+    }
+    return uri;
+  }
+
+  private byte[] body() {
+    if (data == null) {
+      return null;
+    }
+    if (!data.startsWith("@")) {
+      return data.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+    String file = data.substring(1);
+    if (file.isEmpty()) {
+      throw usage("-d @ needs a file name: -d @body.json, or -d @- for standard input");
+    }
+    try {
+      if (file.equals("-")) {
+        return stdin.readAllBytes();
+      }
+      Path path = Path.of(file);
+      if (Files.isDirectory(path)) {
+        throw usage("-d @" + file + ": is a directory, not a file");
+      }
+      return Files.readAllBytes(path);
+    } catch (NoSuchFileException e) {
+      throw usage("-d @" + file + ": no such file");
+    } catch (AccessDeniedException e) {
+      throw usage("-d @" + file + ": permission denied");
+    } catch (IOException | java.nio.file.InvalidPathException e) {
+      throw usage("-d @" + file + ": cannot read: " + e.getMessage());
+    }
+  }
+
+  private void checkPositive(String flag, Duration d) {
+    if (d.isZero() || d.isNegative()) {
+      throw usage(flag + " must be more than 0: " + Format.duration(d));
+    }
+  }
+
+  private static boolean isToken(String s) {
+    if (s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private UsageError usage(String message) {
+    return new UsageError(spec.commandLine(), message);
+  }
+
+  /** The checked request and what the report says about it. */
+  record CallSettings(
+      HttpRequest request,
+      CallOptions options,
+      String key,
+      List<String> headerNames,
+      long bodyBytes) {}
+
+  /** Reads {@code full}, {@code equal}, {@code decorrelated} or {@code none}, in any case. */
+  static final class JitterConverter implements CommandLine.ITypeConverter<Jitter> {
+    static final String FORMS = "full, equal, decorrelated or none";
+
+    @Override
+    public Jitter convert(String value) {
+      for (Jitter j : Jitter.values()) {
+        if (j.name().equalsIgnoreCase(value.trim())) {
+          return j;
+        }
+      }
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a jitter kind; use " + FORMS);
+    }
+
+    static String name(Jitter jitter) {
+      return jitter.name().toLowerCase(Locale.ROOT);
+    }
+  }
+}

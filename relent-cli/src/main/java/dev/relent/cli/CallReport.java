@@ -1,0 +1,144 @@
+package dev.relent.cli;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import dev.relent.http.Redactor;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Writes the {@code --report} file of {@code relent call}: the request (method, redacted URL,
+ * idempotency key, header names), the settings, every attempt and the outcome. Schema version
+ * {@value #VERSION}, documented in docs/cli.md. Header values and bodies are never written; the URL
+ * passes the {@link Redactor}, messages are built from redacted parts.
+ */
+final class CallReport {
+  /** The schema version, the report's first field; bumped when a field changes meaning. */
+  static final int VERSION = 1;
+
+  private static final JsonFactory JSON =
+      JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build();
+
+  private CallReport() {}
+
+  static void write(
+      Path file,
+      CallCommand.CallSettings settings,
+      CallCommand flags,
+      long startedAtMillis,
+      long elapsedNanos,
+      List<AttemptRecorder.Attempt> attempts,
+      CallOutcome outcome)
+      throws IOException {
+    try (OutputStream out = Files.newOutputStream(file);
+        JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+      g.useDefaultPrettyPrinter();
+      g.writeStartObject();
+      g.writeNumberField("relent_report", VERSION);
+      g.writeStringField("started_at", Instant.ofEpochMilli(startedAtMillis).toString());
+
+      g.writeObjectFieldStart("request");
+      g.writeStringField("method", settings.request().method());
+      g.writeStringField("url", Redactor.ofDefaults().uri(settings.request().uri()));
+      g.writeStringField("idempotency_key", settings.key());
+      g.writeArrayFieldStart("headers");
+      for (String name : settings.headerNames()) {
+        g.writeString(name);
+      }
+      g.writeEndArray();
+      g.writeFieldName("body_bytes");
+      if (settings.bodyBytes() < 0) {
+        g.writeNull();
+      } else {
+        g.writeNumber(settings.bodyBytes());
+      }
+      g.writeEndObject();
+
+      g.writeObjectFieldStart("settings");
+      g.writeNumberField("max_retries", flags.maxRetries);
+      millis(g, "base_ms", flags.base.toNanos());
+      millis(g, "cap_ms", flags.cap.toNanos());
+      g.writeStringField("jitter", CallCommand.JitterConverter.name(flags.jitter));
+      millis(g, "timeout_ms", flags.timeout.toNanos());
+      millis(g, "deadline_ms", flags.deadline.toNanos());
+      millis(g, "max_wait_ms", (flags.maxWait != null ? flags.maxWait : flags.deadline).toNanos());
+      g.writeFieldName("seed");
+      if (flags.seed == null) {
+        g.writeNull();
+      } else {
+        g.writeNumber(flags.seed);
+      }
+      g.writeEndObject();
+
+      g.writeArrayFieldStart("attempts");
+      for (AttemptRecorder.Attempt a : attempts) {
+        g.writeStartObject();
+        g.writeNumberField("attempt", a.number());
+        millis(g, "start_ms", a.startNanos());
+        millis(g, "duration_ms", a.durationNanos());
+        optionalInt(g, "status", a.status());
+        g.writeStringField("fault", a.fault());
+        g.writeStringField("outcome", a.outcome());
+        g.writeStringField("request_id", a.requestId());
+        g.writeStringField("wait_headers", a.waitHeaders());
+        g.writeStringField("via", a.via());
+        g.writeStringField("verdict", a.verdict());
+        g.writeStringField("rule", a.rule());
+        g.writeStringField("hint", a.hint());
+        g.writeStringField("decision", a.decision());
+        if (a.waitNanos() < 0) {
+          g.writeNullField("wait_ms");
+        } else {
+          millis(g, "wait_ms", a.waitNanos());
+        }
+        g.writeStringField("gave_up", a.gaveUp());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+
+      g.writeObjectFieldStart("outcome");
+      g.writeNumberField("exit_code", outcome.exitCode());
+      g.writeStringField("reason", outcome.reason());
+      g.writeStringField("message", outcome.message());
+      optionalInt(g, "status", outcome.status());
+      g.writeNumberField(
+          "attempts", outcome.attempts() >= 0 ? outcome.attempts() : attempts.size());
+      millis(g, "elapsed_ms", elapsedNanos);
+      Duration serverWait = outcome.serverWait();
+      if (serverWait == null) {
+        g.writeNullField("server_wait_ms");
+      } else {
+        millis(g, "server_wait_ms", serverWait.toNanos());
+      }
+      g.writeStringField(
+          "retry_at", outcome.retryAt() == null ? null : outcome.retryAt().toString());
+      g.writeEndObject();
+
+      g.writeEndObject();
+      g.writeRaw('\n');
+    }
+  }
+
+  /** Milliseconds with at most three decimals (microseconds), no exponent, no trailing zeros. */
+  private static void millis(JsonGenerator g, String field, long nanos) throws IOException {
+    BigDecimal ms = BigDecimal.valueOf(nanos).movePointLeft(6).setScale(3, RoundingMode.HALF_UP);
+    g.writeNumberField(field, ms.stripTrailingZeros());
+  }
+
+  private static void optionalInt(JsonGenerator g, String field, int value) throws IOException {
+    if (value < 0) {
+      g.writeNullField(field);
+    } else {
+      g.writeNumberField(field, value);
+    }
+  }
+}
