@@ -20,6 +20,7 @@ import dev.relent.spi.RandomSource;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;
 import java.io.IOException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -161,6 +162,11 @@ class RelentInterceptorTest {
           }
 
           @Override
+          public long contentLength() {
+            return 2;
+          }
+
+          @Override
           public boolean isOneShot() {
             return true;
           }
@@ -263,7 +269,15 @@ class RelentInterceptorTest {
 
   @Test
   void aFaultTheTableDoesNotRetryIsThrownAsItIs() {
-    OkHttpClient client = relent().build().install(new OkHttpClient.Builder()).build();
+    OkHttpClient client =
+        relent()
+            .build()
+            .install(new OkHttpClient.Builder())
+            .dns(
+                host -> {
+                  throw new UnknownHostException("no such host: " + host);
+                })
+            .build();
     Throwable thrown =
         catchThrowable(
             () ->
