@@ -72,6 +72,36 @@ public final class CallOptions {
     return Optional.ofNullable(table);
   }
 
+  /**
+   * Returns the {@code Idempotency-Key} a request gets under these options, by the rules every
+   * client adapter follows: a key the request already carries wins; then the caller's key given
+   * here; then a new key when these options ask for one, none when they opt out; otherwise a new
+   * key for a non-idempotent method when the client keys every write. Call it once per logical
+   * operation, before the first send: each call that makes a key makes a new one.
+   *
+   * @param method the request method
+   * @param existing the request's own {@code Idempotency-Key} header, or null
+   * @param clientKeysWrites whether the client gives every POST and PATCH a key
+   * @return the key, or null when the request goes without one
+   * @throws NullPointerException if {@code method} is null
+   */
+  public String keyFor(String method, String existing, boolean clientKeysWrites) {
+    Objects.requireNonNull(method, "method cannot be null");
+    if (existing != null) {
+      return existing;
+    }
+    switch (keyMode) {
+      case GIVEN:
+        return key;
+      case GENERATE:
+        return Idempotency.newKey();
+      case NONE:
+        return null;
+      default:
+        return clientKeysWrites && !Idempotency.isIdempotent(method) ? Idempotency.newKey() : null;
+    }
+  }
+
   @Override
   public String toString() {
     return "CallOptions[key=" + keyMode + (table == null ? "" : ", own table") + "]";

@@ -306,6 +306,35 @@ public final class DecisionTable {
   }
 
   /**
+   * Returns the table for a request whose body can be sent only once (a one-shot OkHttp body, a
+   * non-repeatable Apache entity): every row that would send it again after any of it may have gone
+   * out becomes {@link Rule#NEVER}, so its first answer or fault is final; connect-phase faults
+   * ({@link Fault#sentNothing()}) keep their rule, since nothing of the body was read.
+   *
+   * @return a table that never re-sends a body; this table when it already does not
+   */
+  public DecisionTable withoutResends() {
+    Map<Integer, Rule> rows = new TreeMap<>(statusRules);
+    rows.replaceAll((status, rule) -> resends(rule) ? Rule.NEVER : rule);
+    Rule[] classes = classRules.clone();
+    for (int c = 0; c < classes.length; c++) {
+      classes[c] = resends(classes[c]) ? Rule.NEVER : classes[c];
+    }
+    Map<Fault, Rule> faults = new EnumMap<>(faultRules);
+    faults.replaceAll((fault, rule) -> resends(rule) && !fault.sentNothing() ? Rule.NEVER : rule);
+    if (rows.equals(statusRules)
+        && Arrays.equals(classes, classRules)
+        && faults.equals(faultRules)) {
+      return this;
+    }
+    return new DecisionTable(rows, classes, faults);
+  }
+
+  private static boolean resends(Rule rule) {
+    return rule != Rule.SUCCESS && rule != Rule.NEVER;
+  }
+
+  /**
    * Returns the rule that applies to a status: its own row, or its class's fallback.
    *
    * @param status 100 to 599

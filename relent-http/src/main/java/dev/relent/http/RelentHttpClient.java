@@ -323,27 +323,7 @@ public final class RelentHttpClient {
     Objects.requireNonNull(handler, "handler cannot be null");
     Objects.requireNonNull(options, "options cannot be null");
     String existing = request.headers().firstValue(Idempotency.HEADER).orElse(null);
-    String key;
-    if (existing != null) {
-      key = existing;
-    } else {
-      switch (options.keyMode) {
-        case GIVEN:
-          key = options.key;
-          break;
-        case GENERATE:
-          key = Idempotency.newKey();
-          break;
-        case NONE:
-          key = null;
-          break;
-        default:
-          key =
-              keyWrites && !Idempotency.isIdempotent(request.method())
-                  ? Idempotency.newKey()
-                  : null;
-      }
-    }
+    String key = options.keyFor(request.method(), existing, keyWrites);
     HttpRequest keyed =
         key == null || existing != null
             ? request

@@ -1,0 +1,506 @@
+package dev.relent.http.contract;
+
+import static dev.relent.testing.RelentAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.relent.Backoff;
+import dev.relent.Jitter;
+import dev.relent.RelentException;
+import dev.relent.RetriesExhaustedException;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerWaitTooLongException;
+import dev.relent.http.CallOptions;
+import dev.relent.http.Fault;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.mockserver.JournalEntry;
+import dev.relent.mockserver.MockServer;
+import dev.relent.mockserver.Scenario;
+import dev.relent.spi.RandomSource;
+import dev.relent.testing.FakeTime;
+import dev.relent.testing.RecordingSleeper;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every HTTP client integration must show, run against the project's mock server: the
+ * JDK wrapper ({@code JdkClientContractTest}), the OkHttp interceptor and the Apache HttpClient 5
+ * exec-chain handler each extend it with a {@link Client} that sends one request through their
+ * client. Every test asserts what the <em>server</em> saw (the journal), so a client that retries
+ * silently beneath Relent, or a Relent that re-sends a write, fails here.
+ *
+ * <p>Waits go through a {@link RecordingSleeper} on {@link FakeTime}: a backoff takes no real time
+ * and is asserted exactly. Only the read-timeout test waits for real, 300 ms per attempt; the
+ * others allow 5 s.
+ *
+ * <p>What a subclass normalises: a give-up is thrown as the executor's {@link RelentException} (the
+ * OkHttp adapter wraps it in an {@code IOException} for OkHttp's sake; its {@link Client} unwraps
+ * it); every other failure ({@link NotRetriedWriteException}, {@code HttpFaultException}) is thrown
+ * as the client throws it.
+ */
+public abstract class HttpClientContract {
+  /** The clock the client's executor and the server share; only sleeping moves it. */
+  protected final FakeTime time = new FakeTime();
+
+  /** Records every backoff; advances {@link #time}. */
+  protected final RecordingSleeper sleeper = new RecordingSleeper(time);
+
+  private final List<MockServer> servers = new ArrayList<>();
+  private final List<Client> clients = new ArrayList<>();
+
+  /**
+   * One request as the suite sends it.
+   *
+   * @param method the method
+   * @param uri the URI
+   * @param headers request headers
+   * @param body the body as UTF-8 text, or null for none
+   * @param options per-request options: key and decision table
+   */
+  public record TestRequest(
+      String method, URI uri, Map<String, String> headers, String body, CallOptions options) {
+    public TestRequest {
+      Objects.requireNonNull(method, "method cannot be null");
+      Objects.requireNonNull(uri, "uri cannot be null");
+      headers = Map.copyOf(headers);
+      Objects.requireNonNull(options, "options cannot be null");
+    }
+  }
+
+  /**
+   * The response the caller received, read completely.
+   *
+   * @param status the status code
+   * @param body the body as UTF-8 text
+   * @param attempts the attempts the integration reports
+   * @param idempotencyKey the key the call carried, or null
+   */
+  public record Reply(int status, String body, int attempts, String idempotencyKey) {}
+
+  /**
+   * How the suite configures a client: the retry counts and times, the shared fake time and a
+   * seeded random source.
+   *
+   * @param maxRetries retries after the first attempt
+   * @param attemptTimeout the time limit of one attempt
+   * @param deadline the time limit of the whole call
+   * @param time the ticker and clock
+   * @param sleeper the sleeper
+   * @param random the random source
+   */
+  public record Settings(
+      int maxRetries,
+      Duration attemptTimeout,
+      Duration deadline,
+      FakeTime time,
+      RecordingSleeper sleeper,
+      RandomSource random) {
+
+    /**
+     * Builds the retry policy these settings describe, for any response type: no jitter, 500 ms
+     * base, so the waits are exactly 500 ms, 1 s, 2 s.
+     *
+     * @param <R> the client's response type
+     * @return a policy without classifier: the decision table decides
+     */
+    public <R> RetryPolicy<R> policy() {
+      return RetryPolicy.<R>builder()
+          .withMaxRetries(maxRetries)
+          .withAttemptTimeout(attemptTimeout)
+          .withDeadline(deadline)
+          .withBackoff(
+              Backoff.builder().withBase(Duration.ofMillis(500)).withJitter(Jitter.NONE).build())
+          .build();
+    }
+  }
+
+  /** One client integration under test. Implementations read the whole body before returning. */
+  public interface Client extends AutoCloseable {
+    /**
+     * Sends a request through the integration.
+     *
+     * @param request the request
+     * @return the final response
+     * @throws Exception as the integration throws; a give-up as {@link RelentException}
+     */
+    Reply send(TestRequest request) throws Exception;
+
+    @Override
+    default void close() throws java.io.IOException {}
+  }
+
+  /**
+   * Creates the client under test. Its own silent retries must be off, as the integration's
+   * installer turns them off.
+   *
+   * @param settings the policy and time
+   * @return a client
+   * @throws Exception if it cannot be created
+   */
+  protected abstract Client newClient(Settings settings) throws Exception;
+
+  /**
+   * How many times the client library itself re-sends a GET whose connection was reset before any
+   * response byte, inside one Relent attempt, even when set up as documented: the JDK client does
+   * once (JDK 17, a JVM-wide property; see docs/http.md), OkHttp and Apache HttpClient 5 do not.
+   *
+   * @return 0 or 1
+   */
+  protected abstract int hiddenResendsOfResetGet();
+
+  /**
+   * Returns the default settings: 3 retries, 5 s per attempt (a cold JVM's first exchange may take
+   * a while), 30 s in all.
+   *
+   * @return the settings
+   */
+  protected Settings settings() {
+    return settings(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Returns settings with the given attempt timeout, otherwise as {@link #settings()}.
+   *
+   * @param attemptTimeout the time limit of one attempt
+   * @return the settings
+   */
+  protected Settings settings(Duration attemptTimeout) {
+    return new Settings(
+        3, attemptTimeout, Duration.ofSeconds(30), time, sleeper, RandomSource.seeded(42));
+  }
+
+  /**
+   * Creates a client with the default settings and closes it after the test.
+   *
+   * @return the client
+   * @throws Exception if it cannot be created
+   */
+  protected final Client client() throws Exception {
+    return client(settings());
+  }
+
+  /**
+   * Creates a client and closes it after the test.
+   *
+   * @param settings the settings
+   * @return the client
+   * @throws Exception if it cannot be created
+   */
+  protected final Client client(Settings settings) throws Exception {
+    Client c = newClient(settings);
+    clients.add(c);
+    return c;
+  }
+
+  /**
+   * Starts a mock server on the shared fake time and closes it after the test.
+   *
+   * @param json the scenario
+   * @return the running server
+   */
+  protected final MockServer server(String json) {
+    MockServer s = MockServer.builder(Scenario.parse(json)).withClock(time).start();
+    servers.add(s);
+    return s;
+  }
+
+  @AfterEach
+  final void closeAll() throws java.io.IOException {
+    for (Client c : clients) {
+      c.close();
+    }
+    for (MockServer s : servers) {
+      s.close();
+    }
+  }
+
+  /**
+   * A GET without headers or options.
+   *
+   * @param uri the URI
+   * @return the request
+   */
+  protected static TestRequest get(URI uri) {
+    return new TestRequest("GET", uri, Map.of(), null, CallOptions.defaults());
+  }
+
+  /**
+   * A JSON POST.
+   *
+   * @param uri the URI
+   * @param options per-request options
+   * @return the request
+   */
+  protected static TestRequest post(URI uri, CallOptions options) {
+    return new TestRequest(
+        "POST", uri, Map.of("Content-Type", "application/json"), "{\"amount\":100}", options);
+  }
+
+  private static CallOptions keyed() {
+    return CallOptions.builder().withIdempotencyKey().build();
+  }
+
+  private static List<String> keys(MockServer server, String path) {
+    return server.journal().stream()
+        .filter(e -> e.target().equals(path))
+        .map(e -> e.header("Idempotency-Key"))
+        .collect(Collectors.toList());
+  }
+
+  // ------------------------------------------------------------------------------ the tests
+
+  @Test
+  void transientFailuresAreRetriedUntilSuccess() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"GET\",\"path\":\"/flaky\",\"steps\":["
+                + "{\"status\":503},{\"status\":503},{\"status\":200,\"body\":\"ok\"}]}]}");
+    Reply reply = client().send(get(server.uri("/flaky")));
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.body()).isEqualTo("ok");
+    assertThat(reply.attempts()).isEqualTo(3);
+    assertThat(reply.idempotencyKey()).isNull();
+    assertThat(server.journal()).onPath("/flaky").hasAttempts(3);
+    assertThat(sleeper.waits()).containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aClientErrorIsReturnedAtOnce() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/missing\",\"steps\":["
+                + "{\"status\":404,\"body\":\"no such item\"},{\"status\":200}]}]}");
+    Reply reply = client().send(get(server.uri("/missing")));
+    assertThat(reply.status()).isEqualTo(404);
+    assertThat(reply.body()).isEqualTo("no such item");
+    assertThat(reply.attempts()).isEqualTo(1);
+    assertThat(server.journal()).onPath("/missing").hasAttempts(1);
+    assertThat(sleeper.waits()).isEmpty();
+  }
+
+  @Test
+  void retriesEndWhenThePolicySaysSo() throws Exception {
+    MockServer server =
+        server("{\"routes\":[{\"path\":\"/down\",\"steps\":[{\"status\":503,\"body\":\"x\"}]}]}");
+    Throwable thrown = catchThrowable(() -> client().send(get(server.uri("/down"))));
+    assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
+    RelentException e = (RelentException) thrown;
+    assertThat(e.attempts()).isEqualTo(4);
+    assertThat(e.lastOutcome()).contains("HTTP 503");
+    assertThat(e.getMessage()).startsWith("gave up after 4 attempts in 3.5 s (last: HTTP 503");
+    assertThat(server.journal()).onPath("/down").hasAttempts(4);
+    assertThat(sleeper.waits())
+        .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aHostileRetryAfterFailsFast() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/busy\",\"steps\":["
+                + "{\"status\":503,\"headers\":{\"Retry-After\":\"86400\"}},{\"status\":200}]}]}");
+    Throwable thrown = catchThrowable(() -> client().send(get(server.uri("/busy"))));
+    assertThat(thrown).isInstanceOf(ServerWaitTooLongException.class);
+    ServerWaitTooLongException e = (ServerWaitTooLongException) thrown;
+    assertThat(e.attempts()).isEqualTo(1);
+    assertThat(e.serverWait()).contains(Duration.ofSeconds(86400));
+    assertThat(e.getMessage())
+        .contains("server asked to wait 86400 s (Retry-After: 86400), more than the 30 s allowed");
+    assertThat(server.journal()).onPath("/busy").hasAttempts(1);
+    assertThat(sleeper.waits()).isEmpty();
+  }
+
+  @Test
+  void aKeyedPostUnderA504AfterCreatingMakesExactlyOnePayment() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"idPrefix\":\"pay_\",\"steps\":[{\"status\":504},{\"status\":504},{}]}]}");
+    Reply reply = client().send(post(server.uri("/payments"), keyed()));
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(reply.body()).contains("\"id\":\"pay_1\"");
+    assertThat(reply.attempts()).isEqualTo(3);
+    assertThat(reply.idempotencyKey())
+        .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    assertThat(server.journal())
+        .onPath("/payments")
+        .hasAttempts(3)
+        .allCarrySameHeader("Idempotency-Key");
+    assertThat(keys(server, "/payments")).containsOnly(reply.idempotencyKey());
+    assertThat(server).createdExactlyOnePerKey("payments").createdResources("payments", 1);
+  }
+
+  @Test
+  void aCallersOwnKeyIsSentUnchanged() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"status\":503},{}]}]}");
+    Reply reply =
+        client()
+            .send(
+                post(
+                    server.uri("/payments"),
+                    CallOptions.builder().withIdempotencyKey("order-4711").build()));
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(reply.attempts()).isEqualTo(2);
+    assertThat(reply.idempotencyKey()).isEqualTo("order-4711");
+    assertThat(keys(server, "/payments")).containsExactly("order-4711", "order-4711");
+    assertThat(server.stats().resourcesCreatedPerKey("payments"))
+        .isEqualTo(Map.of("order-4711", 1L));
+  }
+
+  @Test
+  void anUnkeyedPostUnder503IsNotSentAgain() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":["
+                + "{\"status\":503,\"headers\":{\"X-Request-Id\":\"r-9\"}},{\"status\":200}]}]}");
+    Throwable thrown =
+        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.defaults())));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    NotRetriedWriteException e = (NotRetriedWriteException) thrown;
+    assertThat(e.method()).isEqualTo("POST");
+    assertThat(e.endpoint()).isEqualTo(server.uri("/charge").toString());
+    assertThat(e.status()).isEqualTo(503);
+    assertThat(e.rule()).isEqualTo("http-503-unkeyed-write");
+    assertThat(e.attempts()).isEqualTo(1);
+    assertThat(e.requestId()).contains("X-Request-Id: r-9");
+    assertThat(e.getMessage())
+        .startsWith(
+            "POST "
+                + server.uri("/charge")
+                + " was not re-sent after HTTP 503 (rule http-503-unkeyed-write; 1 attempt;"
+                + " X-Request-Id: r-9)");
+    assertThat(server.journal()).onPath("/charge").hasAttempts(1);
+    assertThat(sleeper.waits()).isEmpty();
+  }
+
+  @Test
+  void anUnkeyedPostUnder504AfterCreatingIsNotSentAgain() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"status\":504},{}]}]}");
+    Throwable thrown =
+        catchThrowable(() -> client().send(post(server.uri("/payments"), CallOptions.defaults())));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    assertThat(((NotRetriedWriteException) thrown).rule()).isEqualTo("http-504-unkeyed-write");
+    assertThat(server.journal()).onPath("/payments").hasAttempts(1);
+    assertThat(server).createdResources("payments", 1);
+  }
+
+  @Test
+  void aResetIsRetriedForAKeyedPostAndNotForAnUnkeyedOne() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":["
+                + "{\"fault\":\"reset\"},{\"status\":200}]}],"
+                + "\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"fault\":\"reset\"},{}]}]}");
+    Reply reply = client().send(post(server.uri("/payments"), keyed()));
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(reply.attempts()).isEqualTo(2);
+    assertThat(server.journal()).onPath("/payments").hasAttempts(2);
+    assertThat(server).createdResources("payments", 1);
+
+    Throwable thrown =
+        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.defaults())));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    NotRetriedWriteException e = (NotRetriedWriteException) thrown;
+    assertThat(e.fault()).contains(Fault.RESET);
+    assertThat(e.status()).isEqualTo(-1);
+    assertThat(e.rule()).isEqualTo("io-reset-unkeyed-write");
+    assertThat(e.attempts()).isEqualTo(1);
+    assertThat(server.journal()).onPath("/charge").hasAttempts(1);
+  }
+
+  @Test
+  void aResetGetIsRetriedAndTheServerSeesEveryRequest() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/items\",\"steps\":["
+                + "{\"fault\":\"reset\"},{\"status\":200,\"body\":\"ok\"}]}]}");
+    Reply reply = client().send(get(server.uri("/items")));
+    assertThat(reply.body()).isEqualTo("ok");
+    // Two requests reach the server either way; the JDK client makes the second one itself.
+    assertThat(server.journal()).onPath("/items").hasAttempts(2);
+    assertThat(reply.attempts()).isEqualTo(2 - hiddenResendsOfResetGet());
+  }
+
+  @Test
+  void aReadTimeoutIsRetriedForAGetAndHeldBackForAnUnkeyedPost() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"GET\",\"path\":\"/slow\",\"steps\":["
+                + "{\"delay\":\"2s\",\"status\":200,\"body\":\"late\"},"
+                + "{\"status\":200,\"body\":\"ok\"}]},"
+                + "{\"method\":\"POST\",\"path\":\"/slow-write\",\"steps\":["
+                + "{\"delay\":\"2s\",\"status\":200},{\"status\":200}]}]}");
+    Client client = client(settings(Duration.ofMillis(300)));
+    Reply reply = client.send(get(server.uri("/slow")));
+    assertThat(reply.body()).isEqualTo("ok");
+    assertThat(reply.attempts()).isEqualTo(2);
+    assertThat(server.journal()).onPath("/slow").hasAttempts(2);
+
+    Throwable thrown =
+        catchThrowable(() -> client.send(post(server.uri("/slow-write"), CallOptions.defaults())));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    NotRetriedWriteException e = (NotRetriedWriteException) thrown;
+    assertThat(e.fault()).contains(Fault.READ_TIMEOUT);
+    assertThat(e.rule()).isEqualTo("io-read-timeout-unkeyed-write");
+    assertThat(server.journal()).onPath("/slow-write").hasAttempts(1);
+  }
+
+  @Test
+  void aRequestsOwnDecisionTableWins() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":["
+                + "{\"status\":503},{\"status\":200,\"body\":\"ok\"}]}]}");
+    CallOptions trusting =
+        CallOptions.builder()
+            .withDecisionTable(
+                dev.relent.http.DecisionTable.defaults()
+                    .with(503, dev.relent.http.DecisionTable.Rule.RETRY_ANY_METHOD))
+            .build();
+    Reply reply = client().send(post(server.uri("/charge"), trusting));
+    assertThat(reply.body()).isEqualTo("ok");
+    assertThat(reply.attempts()).isEqualTo(2);
+    assertThat(server.journal()).onPath("/charge").hasAttempts(2);
+  }
+
+  @Test
+  void secretsInHeadersReachTheServerButNoMessage() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":[{\"status\":503}]}]}");
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Authorization", "Bearer s3cr3t-t0ken");
+    headers.put("Content-Type", "application/json");
+    TestRequest request =
+        new TestRequest(
+            "POST",
+            server.uri("/charge?api_key=k3y-123&page=2"),
+            headers,
+            "{}",
+            CallOptions.defaults());
+    Throwable thrown = catchThrowable(() -> client().send(request));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    assertThat(thrown.getMessage())
+        .doesNotContain("s3cr3t-t0ken")
+        .doesNotContain("k3y-123")
+        .contains("api_key=REDACTED&page=2");
+    List<JournalEntry> journal = server.journal();
+    assertThat(journal).hasAttempts(1);
+    assertThat(journal.get(0).header("Authorization")).isEqualTo("[redacted]");
+  }
+}

@@ -1,0 +1,51 @@
+package dev.relent.okhttp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.Pacer;
+import dev.relent.RetryPolicy;
+import dev.relent.http.CallOptions;
+import dev.relent.testing.FakeTime;
+import dev.relent.testing.RecordingSleeper;
+import java.time.Duration;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The OkHttp example of docs/http.md, verbatim, so that it compiles and says what the page says.
+ */
+class DocsExamplesTest {
+
+  @Test
+  void interceptor() {
+    FakeTime time = new FakeTime(); // tests only; production uses the defaults
+    RelentInterceptor relent =
+        RelentInterceptor.builder()
+            .withPolicy(
+                RetryPolicy.<Response>builder()
+                    .withMaxRetries(4)
+                    .withDeadline(Duration.ofSeconds(30))
+                    .withAttemptTimeout(Duration.ofSeconds(10))
+                    .build())
+            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+            .withTicker(time)
+            .withClock(time)
+            .withSleeper(new RecordingSleeper(time))
+            .build();
+    OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();
+    Request request =
+        new Request.Builder()
+            .url("https://api.example.com/v1/payments")
+            .post(RequestBody.create("{\"amount\":100}", MediaType.get("application/json")))
+            .tag(CallOptions.class, CallOptions.builder().withIdempotencyKey().build())
+            .build();
+    assertThat(client.retryOnConnectionFailure()).isFalse();
+    assertThat(client.interceptors()).containsExactly(relent);
+    assertThat(request.tag(CallOptions.class)).isNotNull();
+    assertThat(relent.executor().policy().config().maxRetries()).isEqualTo(4);
+  }
+}
