@@ -259,7 +259,6 @@ class ConcurrencyLimitTest {
     int threads = 4;
     AtomicInteger held = new AtomicInteger();
     AtomicInteger mostHeld = new AtomicInteger();
-    AtomicInteger cancelled = new AtomicInteger();
     CyclicBarrier start = new CyclicBarrier(threads);
     List<Thread> workers = new ArrayList<>();
     List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -287,9 +286,6 @@ class ConcurrencyLimitTest {
                         CompletableFuture<Void> slot = limit.acquireAsync();
                         // cancel() fails only if the slot was granted first: then we hold it.
                         got = !slot.cancel(random.nextBoolean());
-                        if (!got) {
-                          cancelled.incrementAndGet();
-                        }
                     }
                     if (got) {
                       int now = held.incrementAndGet();
@@ -312,7 +308,8 @@ class ConcurrencyLimitTest {
 
     assertThat(failures).isEmpty();
     assertThat(mostHeld.get()).isBetween(1, 3);
-    assertThat(cancelled.get()).isPositive();
+    // How many cancels win their race depends on scheduling (on a loaded machine possibly none),
+    // so it is not asserted; each cancellation path is covered deterministically above.
     // noSlotLeaked() checks available() == 3 and waiting() == 0.
   }
 

@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       CallCommand.class,
       MockCommand.class,
       PlanCommand.class,
+      SimulateCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class RelentCli implements Runnable {

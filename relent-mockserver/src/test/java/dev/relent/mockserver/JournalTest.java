@@ -147,7 +147,7 @@ class JournalTest {
       assertThat(stats.headers().firstValue("Content-Type")).hasValue("application/json");
       assertThat(stats.body())
           .isEqualTo(
-              "{\"requests\":2,\"active\":0,\"endpoints\":{\"GET /a\":{\"requests\":1,\"outcomes\":{\"step\":1}},"
+              "{\"requests\":2,\"active\":0,\"peakActive\":1,\"endpoints\":{\"GET /a\":{\"requests\":1,\"outcomes\":{\"step\":1}},"
                   + "\"/payments\":{\"requests\":1,\"outcomes\":{\"created\":1}}},"
                   + "\"resources\":{\"/payments\":{\"created\":1,\"createdPerKey\":{\"k\":1}}}}");
       assertThat(send(HttpRequest.newBuilder(server.uri("/__relent/health")).build()).body())

@@ -51,6 +51,31 @@ public final class JournalAssert extends AbstractAssert<JournalAssert, List<Jour
     return filtered(e -> endpoint.equals(e.endpoint()), "endpoint " + endpoint);
   }
 
+  /**
+   * Keeps only the requests that carried a header with the given value, e.g. the attempts of one
+   * logical request by its {@code X-Request-Id}.
+   *
+   * @param name the header name, compared ignoring case
+   * @param value the exact value
+   * @return an assertion on those requests
+   */
+  public JournalAssert withHeader(String name, String value) {
+    Objects.requireNonNull(name, "name cannot be null");
+    Objects.requireNonNull(value, "value cannot be null");
+    return filtered(e -> value.equals(e.header(name)), name + ": " + value);
+  }
+
+  /**
+   * Counts the requests answered with the given status.
+   *
+   * @param status an HTTP status
+   * @return the count
+   */
+  public long countWithStatus(int status) {
+    isNotNull();
+    return actual.stream().filter(e -> e.status() == status).count();
+  }
+
   private JournalAssert filtered(Predicate<JournalEntry> keep, String what) {
     isNotNull();
     List<JournalEntry> kept = new ArrayList<>();

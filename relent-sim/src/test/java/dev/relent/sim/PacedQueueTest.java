@@ -1,0 +1,88 @@
+package dev.relent.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class PacedQueueTest {
+  private static PacedQueue.Result result;
+
+  @BeforeAll
+  static void runOnce() {
+    result = PacedQueue.builder().withSeed(1).withTrials(3).build().run();
+  }
+
+  @Test
+  void everyRequestSucceedsOnceAndEveryAttemptIsAccountedFor() {
+    for (int strategy = 0; strategy < PacedQueue.STRATEGIES.size(); strategy++) {
+      for (boolean shared : new boolean[] {false, true}) {
+        PacedQueue.Trial t = PacedQueue.trial(strategy, shared, 31 + strategy);
+        String name = PacedQueue.STRATEGIES.get(strategy) + (shared ? " shared" : " alone");
+        assertThat(t.succeeded()).as(name).isEqualTo(PacedQueue.REQUESTS);
+        assertThat(t.failed()).as(name).isZero();
+        assertThat(t.accepted()).as(name).isEqualTo(PacedQueue.REQUESTS);
+        assertThat(t.attempts()).as(name).isEqualTo(PacedQueue.REQUESTS + t.throttled());
+        assertThat(Arrays.stream(t.donePerStep()).sum()).as(name).isEqualTo(t.succeeded());
+        assertThat(Arrays.stream(t.throttledPerStep()).sum()).as(name).isEqualTo(t.throttled());
+        // Nobody beats the bucket: 10 tokens at t = 0, then one every 500 ms, then >= 1 s.
+        assertThat(t.completionNanos())
+            .as(name)
+            .isGreaterThanOrEqualTo((t.accepted() - PacedQueue.BUCKET) * 500_000_000L);
+      }
+    }
+  }
+
+  @Test
+  void theWorkedExampleComesOut() {
+    assertThat(PacedQueue.PHYSICAL_LIMIT_SECONDS).isEqualTo(300);
+    PacedQueue.Row fixed = result.row("fixed-90", "alone");
+    // 600 starts at 90/min: the last at 599 * 666.67 ms = 399.3 s, answered 1 to 3 s later.
+    assertThat(fixed.timeSeconds()).isBetween(400.3, 402.4);
+    assertThat(fixed.throttled()).isZero();
+    assertThat(fixed.attempts()).isEqualTo(600);
+    // 1.5/s x 2 s = 3 on average; never many more.
+    assertThat(fixed.peakConcurrency()).isBetween(3.0, 6.0);
+    PacedQueue.Row burst = result.row("burst", "alone");
+    assertThat(burst.throttled()).isGreaterThan(1000);
+    assertThat(burst.peakConcurrency()).isEqualTo(600);
+    PacedQueue.Row known = result.row("relent-known", "alone");
+    assertThat(known.timeSeconds()).isBetween(295.0, 310.0);
+    assertThat(known.throttled()).isZero();
+    for (PacedQueue.Row row : result.rows()) {
+      assertThat(row.timeSeconds()).as(row.strategy()).isGreaterThan(295);
+      assertThat(row.failed()).as(row.strategy()).isZero();
+    }
+  }
+
+  @Test
+  void theCsvHasItsHeaderAndIsTheSameForTheSameSeed() {
+    String again = PacedQueue.builder().withSeed(1).withTrials(3).build().run().csv();
+    assertThat(again).isEqualTo(result.csv());
+    String[] lines = result.csv().split("\n");
+    assertThat(lines[0])
+        .isEqualTo(
+            "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
+                + "other_throttled");
+    assertThat(lines).hasSize(1 + 2 * PacedQueue.STRATEGIES.size());
+    assertThat(lines[2]).startsWith("fixed-90,alone,").contains(",300,0.0,");
+    String other = PacedQueue.builder().withSeed(2).withTrials(3).build().run().csv();
+    assertThat(other).isNotEqualTo(result.csv());
+  }
+
+  @Test
+  void theTableStatesThePhysicalLimit() {
+    assertThat(result.table())
+        .contains("physical limit: 600 at 120/min = 300 s")
+        .containsPattern("fixed-90\\s+alone\\s+40[0-2]\\.\\d\\s+1\\.3[34]×\\s+0\\.0");
+  }
+
+  @Test
+  void theBuilderRejectsZeroTrials() {
+    assertThatThrownBy(() -> PacedQueue.builder().withTrials(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("trials must be between 1 and 100000: -1");
+  }
+}

@@ -1,0 +1,223 @@
+package dev.relent.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.relent.sim.internal.LineChart;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Renders each model's HTML report in real headless Chromium (Debian's {@code chromium} package,
+ * installed by {@code scripts/ensure-chromium.sh}) and checks that the charts made it to the
+ * screen: the DOM Chromium built holds every chart and series with its data, and a screenshot shows
+ * the series in their colors. Fails, never skips, when Chromium is missing.
+ */
+class ReportRenderingTest {
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+  @TempDir static Path dir;
+
+  private static ModelResult contention;
+  private static ModelResult storm;
+  private static ModelResult queue;
+
+  @BeforeAll
+  static void runModels() {
+    contention = Contention.builder().withTrials(2).build().run();
+    storm = Storm.builder().withTrials(1).build().run();
+    queue = PacedQueue.builder().withTrials(1).build().run();
+  }
+
+  @Test
+  void theContentionReportRendersBothChartsWithEveryStrategy() throws Exception {
+    String dom = dumpDom(contention);
+    assertCharts(dom, List.of("chart-calls", "chart-time"), Contention.STRATEGIES);
+    // The data is in the picture: the calls of full jitter at N = 10 from the run itself.
+    Contention.Row full10 = ((Contention.Result) contention).row("full", 10);
+    assertThat(seriesPoints(dom, "chart-calls", "full"))
+        .startsWith("10:" + label(full10.calls()) + " ");
+    assertThat(dom).contains("<table id=\"table-calls\">").contains("<table id=\"table-time\">");
+    assertPainted(contention, Map.of("full", 0x16a34a, "exponential", 0xdc2626, "none", 0x6b7280));
+  }
+
+  @Test
+  void theStormReportRendersTheLoadChart() throws Exception {
+    String dom = dumpDom(storm);
+    List<String> series = new ArrayList<>(Storm.STRATEGIES);
+    series.add("capacity");
+    assertCharts(dom, List.of("chart-load"), series);
+    assertThat(dom).contains("service stalled").contains("<table id=\"table-storm\">");
+    assertPainted(storm, Map.of("naive", 0x111827, "full", 0x16a34a, "backoff", 0xdc2626));
+  }
+
+  @Test
+  void theQueueReportRendersProgressAnd429Charts() throws Exception {
+    String dom = dumpDom(queue);
+    assertCharts(dom, List.of("chart-progress", "chart-progress-shared"), PacedQueue.STRATEGIES);
+    // On the log scale only the strategies that got 429s have a line; the others say so.
+    assertCharts(dom, List.of("chart-429"), List.of("burst", "relent-unknown"));
+    assertThat(svg(dom, "chart-429")).contains(">fixed-90: all zero</text>");
+    assertThat(dom).contains("physical limit 300 s").contains("<table id=\"table-queue\">");
+    assertPainted(queue, Map.of("burst", 0x111827, "fixed-90", 0x2563eb, "aimd", 0x92400e));
+  }
+
+  @Test
+  void theReportsNeedNoNetworkAndNoScript() {
+    for (ModelResult r : List.of(contention, storm, queue)) {
+      String html = r.html();
+      assertThat(html).startsWith("<!DOCTYPE html>").doesNotContainIgnoringCase("<script");
+      // The only URL is the SVG namespace, which is a name, not a fetch.
+      assertThat(html.replace("http://www.w3.org/2000/svg", "")).doesNotContain("http");
+      assertThat(html).doesNotContain("src=").doesNotContain("<link");
+    }
+  }
+
+  private static void assertCharts(String dom, List<String> charts, List<String> series) {
+    for (String chart : charts) {
+      String svg = svg(dom, chart);
+      for (String s : series) {
+        Matcher m =
+            Pattern.compile(
+                    "<path class=\"series\" data-series=\""
+                        + Pattern.quote(s)
+                        + "\" data-points=\"[^\"]*\" d=\"(M[^\"]+)\"")
+                .matcher(svg);
+        assertThat(m.find()).as("series %s in %s", s, chart).isTrue();
+        assertThat(m.group(1).split("L").length)
+            .as("points of %s in %s", s, chart)
+            .isGreaterThan(1);
+      }
+    }
+  }
+
+  private static String svg(String dom, String id) {
+    int start = dom.indexOf("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"" + id);
+    assertThat(start).as("chart %s in the rendered DOM", id).isNotNegative();
+    int end = dom.indexOf("</svg>", start);
+    return dom.substring(start, end);
+  }
+
+  private static String seriesPoints(String dom, String chart, String series) {
+    Matcher m =
+        Pattern.compile("data-series=\"" + Pattern.quote(series) + "\" data-points=\"([^\"]*)\"")
+            .matcher(svg(dom, chart));
+    assertThat(m.find()).isTrue();
+    return m.group(1);
+  }
+
+  private static String label(double v) {
+    return LineChart.label(v);
+  }
+
+  /** Takes a screenshot and checks that each series' color was painted, and not just a few dots. */
+  private static void assertPainted(ModelResult result, Map<String, Integer> colors)
+      throws Exception {
+    Path html = write(result);
+    Path png = dir.resolve(result.model() + ".png");
+    chromium("--window-size=1100,2600", "--hide-scrollbars", "--screenshot=" + png, html);
+    Png image = Png.read(png);
+    assertThat(image.width()).as("screenshot width").isEqualTo(1100);
+    Set<Integer> distinct = new HashSet<>();
+    int[] counts = new int[colors.size()];
+    List<Integer> wanted = new ArrayList<>(colors.values());
+    for (int y = 0; y < image.height(); y++) {
+      for (int x = 0; x < image.width(); x++) {
+        int rgb = image.rgb(x, y);
+        distinct.add(rgb);
+        for (int i = 0; i < wanted.size(); i++) {
+          if (close(rgb, wanted.get(i))) {
+            counts[i]++;
+          }
+        }
+      }
+    }
+    assertThat(distinct.size()).as("distinct colors in the screenshot").isGreaterThan(100);
+    int i = 0;
+    for (String name : colors.keySet()) {
+      assertThat(counts[i++]).as("pixels painted in the color of %s", name).isGreaterThan(200);
+    }
+  }
+
+  private static boolean close(int a, int b) {
+    return Math.abs(((a >> 16) & 0xff) - ((b >> 16) & 0xff)) <= 12
+        && Math.abs(((a >> 8) & 0xff) - ((b >> 8) & 0xff)) <= 12
+        && Math.abs((a & 0xff) - (b & 0xff)) <= 12;
+  }
+
+  private static String dumpDom(ModelResult result) throws Exception {
+    Path html = write(result);
+    Path out = chromium("--dump-dom", html);
+    String dom = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(dom).as("Chromium's DOM of %s", html).contains("</html>");
+    return dom;
+  }
+
+  private static Path write(ModelResult result) throws IOException {
+    Path html = dir.resolve(result.model() + ".html");
+    Files.writeString(html, result.html(), StandardCharsets.UTF_8);
+    return html;
+  }
+
+  /** Runs headless Chromium on a file and returns the file holding what it printed. */
+  private static Path chromium(String flag, Path html) throws Exception {
+    return chromium(flag, null, null, html);
+  }
+
+  private static Path chromium(String a, String b, String c, Path html) throws Exception {
+    if (!Files.isExecutable(CHROMIUM)) {
+      fail(
+          CHROMIUM
+              + " is missing: the HTML report is tested in real headless Chromium."
+              + " Install it with scripts/ensure-chromium.sh (Debian's chromium package).");
+    }
+    Path profile = Files.createTempDirectory(dir, "chromium-profile");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                CHROMIUM.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--user-data-dir=" + profile));
+    for (String flag : new String[] {a, b, c}) {
+      if (flag != null) {
+        command.add(flag);
+      }
+    }
+    command.add(html.toUri().toString());
+    Path out = Files.createTempFile(dir, "chromium", ".out");
+    Path err = Files.createTempFile(dir, "chromium", ".err");
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("Chromium did not finish within 120 s: " + command);
+    }
+    assertThat(p.exitValue())
+        .as("Chromium's exit code; it said: %s", Files.readString(err))
+        .isZero();
+    return out;
+  }
+}
