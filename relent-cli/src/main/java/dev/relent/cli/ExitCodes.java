@@ -13,7 +13,7 @@ package dev.relent.cli;
  *   <tr><td>3</td><td>an HTTP error that is not retried (4xx, or a write without key); for {@code
  *       call}: a status the decision table does not retry (4xx, 501, ...), a POST or PATCH without
  *       {@code Idempotency-Key} that was not re-sent after it may have reached the server, or a
- *       network fault that is never retried (unknown host, TLS handshake)</td></tr>
+ *       network fault the decision table never retries (TLS handshake, unknown host)</td></tr>
  *   <tr><td>4</td><td>retries exhausted (or refused by the retry budget or circuit breaker)</td></tr>
  *   <tr><td>5</td><td>deadline, server wait too long, or quota exhausted</td></tr>
  * </table>

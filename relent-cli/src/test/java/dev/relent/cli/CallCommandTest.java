@@ -48,6 +48,7 @@ class CallCommandTest {
           + "{\"path\": \"/reset\", \"steps\": [{\"fault\": \"reset\"}, {\"status\": 200,"
           + " \"body\": \"after reset\"}]},"
           + "{\"path\": \"/echo\", \"steps\": [{\"status\": 201, \"body\": \"created\"}]},"
+          + "{\"path\": \"/slow\", \"steps\": [{\"delay\": \"5s\", \"status\": 200}]},"
           + "{\"path\": \"/moved\", \"steps\": [{\"status\": 302,"
           + " \"headers\": {\"Location\": \"/ok\"}}]}"
           + "],"
@@ -405,6 +406,58 @@ class CallCommandTest {
     assertThat(run.err())
         .startsWith("relent: unknown host: GET http://relent-no-such-host.invalid/x (")
         .endsWith("); not retried" + System.lineSeparator());
+  }
+
+  @Test
+  void readTimeoutsAreRetriedAndReportedAsFaults(MockServer server) throws IOException {
+    Path file = dir.resolve("r.json");
+    CliRun run =
+        CliRun.of(
+            "call",
+            FAST,
+            FAST_CAP,
+            "--timeout",
+            "150ms",
+            "--max-retries",
+            "1",
+            "--report",
+            file.toString(),
+            url(server, "/slow"));
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.RETRIES_EXHAUSTED);
+    assertThat(run.err()).contains("gave up after 2 attempts").contains("last: read timeout");
+    JsonNode attempts = report(file).get("attempts");
+    assertThat(texts(attempts, "fault")).containsExactly("read-timeout", "read-timeout");
+    assertThat(texts(attempts, "status")).containsExactly(null, null);
+    assertThat(texts(attempts, "rule")).containsExactly("io-read-timeout", "io-read-timeout");
+    assertThat(attempts.get(0).get("duration_ms").asDouble()).isBetween(100.0, 5_000.0);
+  }
+
+  @Test
+  void aDailyQuotaExitsFiveAtOnceWithItsReset() throws IOException {
+    FakeTime time = new FakeTime(); // 2026-01-01T00:00:00Z: the quota resets in 24 h
+    try (MockServer server =
+        MockServer.builder(
+                Scenario.parse(
+                    "{\"routes\": [{\"path\": \"/q\", \"steps\": [{\"status\": 200}],"
+                        + " \"dailyQuota\": {\"limit\": 1, \"key\": \"global\"}}]}"))
+            .withClock(time)
+            .start()) {
+      assertThat(CliRun.of("call", server.uri("/q").toString()).exitCode()).isZero();
+      Path file = dir.resolve("r.json");
+      CliRun run = CliRun.of("call", "--report", file.toString(), server.uri("/q").toString());
+
+      assertThat(run.exitCode()).isEqualTo(ExitCodes.DEADLINE);
+      assertThat(run.err())
+          .startsWith("relent: quota exhausted after 1 attempt in ")
+          .contains(
+              "(last: HTTP 429, rule retry: http-429; Retry-After: 86400: the quota resets in"
+                  + " 86400 s; waiting a while will not help; retry at ");
+      JsonNode outcome = report(file).get("outcome");
+      assertThat(outcome.get("reason").asText()).isEqualTo("quota-exhausted");
+      assertThat(outcome.get("status").asInt()).isEqualTo(429);
+      assertThat(server.stats().requests("/q")).isEqualTo(2);
+    }
   }
 
   // ------------------------------------------------------------------ waits on fake time
