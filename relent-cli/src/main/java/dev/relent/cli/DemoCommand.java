@@ -219,9 +219,8 @@ final class DemoCommand implements Callable<Integer> {
               + " not hold; see above");
       return ExitCodes.ERROR;
     }
-    out.println(
-        "All claims hold. Next: ./relent batch --help (your own queue), docs/cli.md, and"
-            + " ./mvnw -B verify (the tests behind these claims).");
+    out.println("All claims hold. Next: ./relent batch --help for your own queue, docs/cli.md,");
+    out.println("and ./mvnw -B verify for the tests behind these claims.");
     out.flush();
     return ExitCodes.OK;
   }

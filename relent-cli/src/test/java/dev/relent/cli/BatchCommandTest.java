@@ -568,4 +568,32 @@ class BatchCommandTest {
       assertThat(byId.get("/later").get("final").asBoolean()).isTrue();
     }
   }
+
+  @Test
+  void helpListsEveryFlagWithItsDefaultIncludingTheRetryOptionsOfCall() {
+    CliRun run = CliRun.of("batch", "--help");
+
+    assertThat(run.exitCode()).isZero();
+    for (String flag :
+        List.of(
+            "FILE",
+            "--rate=RATE",
+            "--concurrency=N",
+            "--max-retries=N",
+            "--base=DURATION",
+            "--cap=DURATION",
+            "--jitter=full|equal|decorrelated|none",
+            "--timeout=DURATION",
+            "--deadline=DURATION",
+            "--max-wait=DURATION",
+            "--seed=N",
+            "--batch-deadline=DURATION",
+            "--journal=FILE",
+            "--out=FILE",
+            "--strict",
+            "--progress=auto|bar|lines|off")) {
+      assertThat(run.out()).contains(flag);
+    }
+    assertThat(run.out()).contains("Default 4.").contains("Default 60s.").contains("Exit codes: 0");
+  }
 }
