@@ -1,9 +1,7 @@
 package dev.relent.cli;
 
-import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RelentException;
-import dev.relent.RetryPolicy;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
@@ -12,7 +10,6 @@ import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
 import dev.relent.spi.Sleeper;
 import dev.relent.spi.Ticker;
 import java.io.IOException;
@@ -28,7 +25,6 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -103,61 +99,7 @@ final class CallCommand implements Callable<Integer> {
               + " No Content-Type is added; give one with -H.")
   String data;
 
-  @Option(
-      names = "--max-retries",
-      paramLabel = "N",
-      defaultValue = "5",
-      description = "Most retries after the first attempt. Default ${DEFAULT-VALUE}.")
-  int maxRetries;
-
-  @Option(
-      names = "--base",
-      paramLabel = "DURATION",
-      defaultValue = "500ms",
-      converter = DurationConverter.class,
-      description = "Backoff window of the first retry; it doubles each retry. Default 500ms.")
-  Duration base;
-
-  @Option(
-      names = "--cap",
-      paramLabel = "DURATION",
-      defaultValue = "30s",
-      converter = DurationConverter.class,
-      description = "Longest backoff wait. Default 30s.")
-  Duration cap;
-
-  @Option(
-      names = "--jitter",
-      paramLabel = "full|equal|decorrelated|none",
-      defaultValue = "full",
-      converter = JitterConverter.class,
-      description = "How the backoff wait is randomised. Default full.")
-  Jitter jitter;
-
-  @Option(
-      names = "--timeout",
-      paramLabel = "DURATION",
-      defaultValue = "10s",
-      converter = DurationConverter.class,
-      description = "Time limit of each attempt (never more than the deadline left). Default 10s.")
-  Duration timeout;
-
-  @Option(
-      names = "--deadline",
-      paramLabel = "DURATION",
-      defaultValue = "60s",
-      converter = DurationConverter.class,
-      description = "Time limit of the whole call, waits included. Default 60s.")
-  Duration deadline;
-
-  @Option(
-      names = "--max-wait",
-      paramLabel = "DURATION",
-      converter = DurationConverter.class,
-      description =
-          "Longest server-requested wait (Retry-After, rate-limit reset) accepted; a longer one"
-              + " fails at once (exit 5). Default: the deadline.")
-  Duration maxWait;
+  @CommandLine.Mixin RetryOptions retry;
 
   @Option(
       names = "--idempotency-key",
@@ -166,9 +108,6 @@ final class CallCommand implements Callable<Integer> {
           "Send an Idempotency-Key (auto: a new random UUID), the same on every retry. Without"
               + " one, POST and PATCH are not re-sent once they may have reached the server.")
   String idempotencyKey;
-
-  @Option(names = "--seed", paramLabel = "N", description = "Seed the jitter (repeatable waits).")
-  Long seed;
 
   @Option(
       names = {"-v", "--verbose"},
@@ -211,12 +150,12 @@ final class CallCommand implements Callable<Integer> {
             verbose ? err : null);
     RelentHttpClient http =
         RelentHttpClient.builder(jdkClient(settings.request().uri()))
-            .withPolicy(policy())
+            .withPolicy(retry.policy())
             .withRedactor(redactor)
             .withTicker(ticker)
             .withClock(clock)
             .withSleeper(recorder.sleeper(sleeper))
-            .withRandom(seed == null ? RandomSource.system() : RandomSource.seeded(seed))
+            .withRandom(retry.random())
             .withoutLogging()
             .onEvent(recorder)
             .build();
@@ -280,24 +219,11 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  private RetryPolicy<HttpResponse<?>> policy() {
-    RetryPolicy.Builder<HttpResponse<?>> b =
-        RetryPolicy.<HttpResponse<?>>builder()
-            .withMaxRetries(maxRetries)
-            .withBackoff(Backoff.builder().withBase(base).withCap(cap).withJitter(jitter).build())
-            .withAttemptTimeout(timeout)
-            .withDeadline(deadline);
-    if (maxWait != null) {
-      b.withMaxServerWait(maxWait);
-    }
-    return b.build();
-  }
-
   private HttpClient jdkClient(URI uri) {
     // Plain http stays on HTTP/1.1 (no h2c upgrade dance); https negotiates HTTP/2 by ALPN.
     boolean tls = uri.getScheme().equalsIgnoreCase("https");
     return HttpClient.newBuilder()
-        .connectTimeout(timeout)
+        .connectTimeout(retry.timeout)
         .version(tls ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
         .followRedirects(HttpClient.Redirect.NEVER)
         .build();
@@ -308,21 +234,7 @@ final class CallCommand implements Callable<Integer> {
   /** Everything the flags say, checked; a wrong value is a usage error naming the flag. */
   private CallSettings settings() {
     URI uri = uri();
-    checkPositive("--base", base);
-    checkPositive("--cap", cap);
-    checkPositive("--timeout", timeout);
-    checkPositive("--deadline", deadline);
-    if (maxRetries < 0) {
-      throw usage("--max-retries must be 0 or more: " + maxRetries);
-    }
-    if (cap.compareTo(base) < 0) {
-      throw usage(
-          "--cap "
-              + Format.duration(cap)
-              + " is less than --base "
-              + Format.duration(base)
-              + "; the cap must be at least the base");
-    }
+    retry.validate(spec.commandLine());
     if (report != null) {
       Path dir = report.toAbsolutePath().getParent();
       if (dir != null && !Files.isDirectory(dir)) {
@@ -483,13 +395,7 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  private void checkPositive(String flag, Duration d) {
-    if (d.isZero() || d.isNegative()) {
-      throw usage(flag + " must be more than 0: " + Format.duration(d));
-    }
-  }
-
-  private static boolean isToken(String s) {
+  static boolean isToken(String s) {
     if (s.isEmpty()) {
       return false;
     }

@@ -64,18 +64,21 @@ final class CallReport {
       g.writeEndObject();
 
       g.writeObjectFieldStart("settings");
-      g.writeNumberField("max_retries", flags.maxRetries);
-      millis(g, "base_ms", flags.base.toNanos());
-      millis(g, "cap_ms", flags.cap.toNanos());
-      g.writeStringField("jitter", CallCommand.JitterConverter.name(flags.jitter));
-      millis(g, "timeout_ms", flags.timeout.toNanos());
-      millis(g, "deadline_ms", flags.deadline.toNanos());
-      millis(g, "max_wait_ms", (flags.maxWait != null ? flags.maxWait : flags.deadline).toNanos());
+      g.writeNumberField("max_retries", flags.retry.maxRetries);
+      millis(g, "base_ms", flags.retry.base.toNanos());
+      millis(g, "cap_ms", flags.retry.cap.toNanos());
+      g.writeStringField("jitter", CallCommand.JitterConverter.name(flags.retry.jitter));
+      millis(g, "timeout_ms", flags.retry.timeout.toNanos());
+      millis(g, "deadline_ms", flags.retry.deadline.toNanos());
+      millis(
+          g,
+          "max_wait_ms",
+          (flags.retry.maxWait != null ? flags.retry.maxWait : flags.retry.deadline).toNanos());
       g.writeFieldName("seed");
-      if (flags.seed == null) {
+      if (flags.retry.seed == null) {
         g.writeNull();
       } else {
-        g.writeNumber(flags.seed);
+        g.writeNumber(flags.retry.seed);
       }
       g.writeEndObject();
 

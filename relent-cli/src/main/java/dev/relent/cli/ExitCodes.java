@@ -7,16 +7,28 @@ package dev.relent.cli;
  * <table>
  *   <caption>exit codes</caption>
  *   <tr><th>code</th><th>meaning</th></tr>
- *   <tr><td>0</td><td>success (HTTP 2xx or 3xx for {@code call})</td></tr>
- *   <tr><td>1</td><td>an unexpected error (I/O on a local file, a bug)</td></tr>
- *   <tr><td>2</td><td>usage error: a wrong flag or value</td></tr>
+ *   <tr><td>0</td><td>success: for {@code call} HTTP 2xx or 3xx; for {@code batch} every request
+ *       of the input succeeded; for {@code demo} every claim holds</td></tr>
+ *   <tr><td>1</td><td>an unexpected error (I/O on a local file such as the report or the batch
+ *       journal, a bug); for {@code demo}, a claim that does not hold</td></tr>
+ *   <tr><td>2</td><td>usage error: a wrong flag or value; for {@code batch} also an input file that
+ *       cannot be read, a bad line with {@code --strict}, or a journal that is not one, is in use,
+ *       or was made for a request that changed. Nothing was sent</td></tr>
  *   <tr><td>3</td><td>an HTTP error that is not retried (4xx, or a write without key); for {@code
  *       call}: a status the decision table does not retry (4xx, 501, ...), a POST or PATCH without
  *       {@code Idempotency-Key} that was not re-sent after it may have reached the server, or a
- *       network fault the decision table never retries (TLS handshake, unknown host)</td></tr>
- *   <tr><td>4</td><td>retries exhausted (or refused by the retry budget or circuit breaker)</td></tr>
- *   <tr><td>5</td><td>deadline, server wait too long, or quota exhausted</td></tr>
+ *       network fault the decision table never retries (TLS handshake, unknown host); for {@code
+ *       batch}: some request ended so, or a bad input line was skipped</td></tr>
+ *   <tr><td>4</td><td>retries exhausted (or refused by the retry budget or circuit breaker); for
+ *       {@code batch}: for some request</td></tr>
+ *   <tr><td>5</td><td>deadline, server wait too long, or quota exhausted; for {@code batch}: for
+ *       some request, or the run stopped (a quota, {@code --batch-deadline}, Ctrl-C) and requests
+ *       were not sent</td></tr>
  * </table>
+ *
+ * <p>{@code batch} reports many requests with one code: the highest of 5, 4 and 3 among the
+ * requests of the input (those a journal finished in earlier runs included); 1 only when nothing
+ * else failed, or when the journal cannot be written.
  */
 public final class ExitCodes {
   /** Success. */

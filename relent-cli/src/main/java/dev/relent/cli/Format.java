@@ -46,4 +46,19 @@ final class Format {
     String spelled = (h > 0 ? h + " h " : "") + m + " min" + (s > 0 ? " " + s + " s" : "");
     return seconds + " (" + spelled + ")";
   }
+
+  /**
+   * A span for people, rounded to the second: {@code 42 s}, {@code 5 min 3 s}, {@code 7 h 12 min}.
+   */
+  static String span(Duration d) {
+    long s = Math.max(0L, Math.round(d.toNanos() / 1e9));
+    if (s < 60) {
+      return s + " s";
+    }
+    if (s < 3600) {
+      return (s / 60) + " min " + (s % 60) + " s";
+    }
+    long m = Math.round(s / 60.0);
+    return (m / 60) + " h " + (m % 60) + " min";
+  }
 }

@@ -23,6 +23,8 @@ import picocli.CommandLine.Command;
     description = "Call remote APIs safely: retries that save the transaction.",
     subcommands = {
       CallCommand.class,
+      BatchCommand.class,
+      DemoCommand.class,
       MockCommand.class,
       PlanCommand.class,
       SimulateCommand.class,

@@ -1,0 +1,464 @@
+package dev.relent.cli;
+
+import dev.relent.http.Redactor;
+import dev.relent.spi.Clock;
+import dev.relent.spi.Ticker;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code relent batch FILE}: runs a queue of requests (JSON Lines, {@link BatchInput}) under one
+ * budget: a shared pacer ({@code --rate}), a concurrency limit, the retry options of {@code relent
+ * call}, a deadline per request and one for the whole run. With {@code --journal} the run is
+ * crash-safe ({@link BatchJournal}): run the same command again after a crash, a kill or a quota
+ * stop, and it skips what finished and sends the rest, writes with their original idempotency keys.
+ * Results go to {@code --out} as JSON Lines; progress and problems to stderr; the summary to
+ * stdout.
+ *
+ * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
+ * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
+ * batch deadline, a quota, a request not sent); 1 an unexpected error (the journal cannot be
+ * written); 2 usage. When several apply, the highest of 5, 4, 3 wins; 1 only when nothing else
+ * failed.
+ */
+@Command(
+    name = "batch",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Send a queue of requests (JSON Lines) under one budget: a shared pacer and concurrency"
+          + " limit, retries that are safe, a journal that survives a crash.",
+      ""
+    },
+    footer = {
+      "",
+      "Input, one request a line: {\"id\": \"p-1\", \"method\": \"POST\", \"url\": \"https://…\","
+          + " \"headers\": {…}, \"body\": {…}}.",
+      "Durations: " + DurationConverter.FORMS + ". Rates: " + Rate.FORMS + ".",
+      "",
+      "Exit codes: 0 all succeeded; 1 unexpected error; 2 usage error; 3 some not retried (4xx,"
+          + " a write without key) or bad lines skipped; 4 some exhausted their retries; 5 time or"
+          + " quota (deadline, batch deadline, quota, not sent). Details: docs/cli.md.",
+      "",
+      "Example: relent batch payments.jsonl --rate 90/min --concurrency 4 --journal"
+          + " payments.journal --out results.jsonl"
+    })
+final class BatchCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "FILE", description = "The requests, JSON Lines.")
+  Path input;
+
+  @Option(
+      names = "--rate",
+      required = true,
+      paramLabel = "RATE",
+      converter = Rate.Converter.class,
+      description =
+          "Starts per unit of time for the whole queue, retries included, e.g. 90/min. 429s and"
+              + " rate-limit headers slow it further.")
+  Rate rate;
+
+  @Option(
+      names = "--concurrency",
+      paramLabel = "N",
+      defaultValue = "4",
+      description = "Most attempts in flight at once (and workers). Default ${DEFAULT-VALUE}.")
+  int concurrency;
+
+  @CommandLine.Mixin RetryOptions retry;
+
+  @Option(
+      names = "--batch-deadline",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "Time limit of the whole run: after it no attempt starts and what is left is recorded"
+              + " as not sent (exit 5). Default: none.")
+  Duration batchDeadline;
+
+  @Option(
+      names = "--journal",
+      paramLabel = "FILE",
+      description =
+          "Make the run crash-safe: keys and outcomes are journaled (fsync'd) as they happen; the"
+              + " same command resumes, skipping what finished.")
+  Path journalFile;
+
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      description = "Write one JSON line per request: id, outcome, status, attempts, waits, error.")
+  Path outFile;
+
+  @Option(
+      names = "--strict",
+      description = "Refuse the whole input when a line is bad (exit 2), instead of skipping it.")
+  boolean strict;
+
+  @Option(
+      names = "--progress",
+      paramLabel = "auto|bar|lines|off",
+      defaultValue = "auto",
+      converter = ProgressConverter.class,
+      description =
+          "Progress on stderr: a bar on a terminal, a line every 5 s otherwise (auto). Default"
+              + " auto.")
+  String progress;
+
+  /** Monotonic time; replaced by tests. */
+  Ticker ticker = Ticker.system();
+
+  /** Wall-clock time; replaced by tests. */
+  Clock clock = Clock.system();
+
+  /** Whether Ctrl-C (a JVM shutdown) stops the run gracefully; tests in-process turn it off. */
+  boolean shutdownHook = true;
+
+  /** How often a plain progress line is printed. */
+  Duration lineEvery = Duration.ofSeconds(5);
+
+  private final Redactor redactor = Redactor.ofDefaults();
+
+  @Override
+  public Integer call() throws Exception {
+    CommandLine cli = spec.commandLine();
+    PrintWriter err = cli.getErr();
+    PrintWriter out = cli.getOut();
+    retry.validate(cli);
+    if (concurrency < 1 || concurrency > 1024) {
+      throw new UsageError(cli, "--concurrency must be 1 to 1024: " + concurrency);
+    }
+    if (batchDeadline != null && (batchDeadline.isZero() || batchDeadline.isNegative())) {
+      throw new UsageError(
+          cli, "--batch-deadline must be more than 0: " + Format.duration(batchDeadline));
+    }
+    checkWritable(cli, "--journal", journalFile);
+    checkWritable(cli, "--out", outFile);
+    if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
+      throw new UsageError(cli, "--journal and --out name the same file; give two files");
+    }
+
+    BatchInput.Parsed parsed;
+    try {
+      if (Files.isDirectory(input)) {
+        throw new UsageError(cli, input + ": is a directory, not a file");
+      }
+      parsed = BatchInput.read(input, redactor);
+    } catch (NoSuchFileException e) {
+      throw new UsageError(cli, input + ": no such file");
+    } catch (AccessDeniedException e) {
+      throw new UsageError(cli, input + ": permission denied");
+    } catch (IOException e) {
+      throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
+    }
+    for (BatchInput.Problem p : parsed.problems()) {
+      err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)"));
+    }
+    if (strict && !parsed.problems().isEmpty()) {
+      int n = parsed.problems().size();
+      throw new UsageError(
+          cli,
+          n
+              + (n == 1 ? " bad line" : " bad lines")
+              + " in "
+              + input
+              + " (--strict): nothing was sent");
+    }
+
+    BatchJournal journal = null;
+    if (journalFile != null) {
+      try {
+        journal = BatchJournal.open(journalFile, input, now());
+      } catch (BatchJournal.Unusable e) {
+        throw new UsageError(cli, "--journal " + e.getMessage());
+      } catch (IOException e) {
+        throw new UsageError(cli, "--journal " + journalFile + ": cannot open: " + e.getMessage());
+      }
+    }
+    try {
+      return run(cli, err, out, parsed, journal);
+    } catch (IOException e) {
+      err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
+      return ExitCodes.ERROR;
+    } finally {
+      if (journal != null) {
+        journal.close();
+      }
+    }
+  }
+
+  private int run(
+      CommandLine cli,
+      PrintWriter err,
+      PrintWriter out,
+      BatchInput.Parsed parsed,
+      BatchJournal journal)
+      throws Exception {
+    List<BatchInput.Request> todo = new ArrayList<>();
+    List<Map<String, Object>> earlier = new ArrayList<>();
+    int resentKeys = 0;
+    for (BatchInput.Request r : parsed.requests()) {
+      if (journal != null) {
+        BatchJournal.Key key = journal.keyOf(r.id());
+        if (key != null && !key.fingerprint().equals(r.fingerprint())) {
+          throw new UsageError(
+              cli,
+              "--journal "
+                  + journal.file()
+                  + ": request "
+                  + Json.quote(r.id())
+                  + " (line "
+                  + r.line()
+                  + ") changed since its Idempotency-Key was journaled (method, URL or body"
+                  + " differ); restore the line, or start a new journal for a new batch");
+        }
+        Map<String, Object> finished = journal.finished(r.id());
+        if (finished != null) {
+          earlier.add(finished);
+          continue;
+        }
+        if (key != null) {
+          resentKeys++;
+        }
+      }
+      todo.add(r);
+    }
+    if (journal != null && journal.runs() > 0) {
+      err.println(
+          "relent batch: resuming from "
+              + journal.file()
+              + " (run "
+              + (journal.runs() + 1)
+              + "): "
+              + earlier.size()
+              + " of "
+              + parsed.requests().size()
+              + " finished earlier (skipped); "
+              + resentKeys
+              + (resentKeys == 1 ? " write" : " writes")
+              + " sent again with the key journaled before its first send");
+    }
+
+    Writer results = null;
+    if (outFile != null) {
+      results = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
+      // The journal is the truth: results of earlier runs are written again, so that each id
+      // appears exactly once, whatever happened to the previous file.
+      for (Map<String, Object> m : earlier) {
+        results.write(JsonTree.write(m));
+        results.write('\n');
+      }
+      results.flush();
+    }
+    try {
+      if (journal != null) {
+        Map<String, Object> rec = new LinkedHashMap<>();
+        rec.put("rec", "run");
+        rec.put("run", (long) journal.runs() + 1);
+        rec.put("at", now());
+        rec.put("requests", (long) parsed.requests().size());
+        rec.put("finished_before", (long) earlier.size());
+        journal.append(rec);
+      }
+      BatchRun run =
+          new BatchRun(
+              new BatchRun.Settings(
+                  rate, concurrency, retry.policy(), retry.random(), retry.timeout, batchDeadline),
+              todo,
+              journal,
+              results,
+              ticker,
+              clock,
+              redactor);
+      BatchDisplay.Live live = new BatchDisplay.Live(run, err, mode(), lineEvery, "relent batch: ");
+      CountDownLatch ended = new CountDownLatch(1);
+      Thread hook = null;
+      if (shutdownHook) {
+        hook =
+            new Thread(
+                () -> {
+                  run.stop(
+                      BatchRun.Stop.INTERRUPTED,
+                      "interrupted: the process was asked to stop (Ctrl-C, SIGTERM)");
+                  try {
+                    // Let the run record what it has and print its summary.
+                    ended.await(5, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "relent-batch-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+      }
+      try {
+        live.start();
+        run.run();
+        live.finish();
+        int code = exitCode(run, parsed.problems().size(), earlier);
+        if (journal != null) {
+          Map<String, Object> rec = new LinkedHashMap<>();
+          rec.put("rec", "end");
+          rec.put("run", (long) journal.runs() + 1);
+          rec.put("at", now());
+          rec.put("exit_code", (long) code);
+          rec.put("stopped", run.stopReason() == null ? null : run.stopReason().name);
+          try {
+            journal.append(rec);
+          } catch (IOException e) {
+            err.println("relent batch: cannot write the journal: " + e.getMessage());
+            code = ExitCodes.ERROR;
+          }
+        }
+        BatchDisplay.summary(out, "relent batch: ", run, earlier.size(), parsed.problems().size());
+        if (run.stopReason() == BatchRun.Stop.QUOTA) {
+          int left = countNotSent(run);
+          out.println(
+              "  "
+                  + left
+                  + (left == 1 ? " request was" : " requests were")
+                  + " not sent; "
+                  + (journal != null
+                      ? "run the same command after the reset: the journal skips what finished"
+                      : "send them after the reset (with --journal, the same command would resume)"));
+        }
+        out.flush();
+        if (code != ExitCodes.OK) {
+          err.println("relent batch: " + closing(run, code));
+        }
+        err.flush();
+        return code;
+      } finally {
+        ended.countDown();
+        if (hook != null) {
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook is running and waits for this run
+          }
+        }
+      }
+    } finally {
+      if (results != null) {
+        results.close();
+      }
+    }
+  }
+
+  private static int countNotSent(BatchRun run) {
+    int n = 0;
+    for (BatchRun.Job j : run.jobs()) {
+      if (j.item != null && j.item.outcome().equals("not-sent")) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The exit code of the whole input, requests finished in earlier runs included: 5 over 4 over 3;
+   * 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written is 1.
+   */
+  static int exitCode(BatchRun run, int badLines, List<Map<String, Object>> earlier) {
+    if (run.stopReason() == BatchRun.Stop.ERROR) {
+      return ExitCodes.ERROR;
+    }
+    int worst = badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK;
+    boolean error = false;
+    List<Integer> codes = new ArrayList<>();
+    for (Map<String, Object> m : earlier) {
+      codes.add(BatchRun.exitCodeOf(String.valueOf(m.get("outcome"))));
+    }
+    for (BatchRun.Job j : run.jobs()) {
+      if (j.item != null) {
+        codes.add(j.item.exitCode());
+      }
+    }
+    for (int c : codes) {
+      if (c == ExitCodes.ERROR) {
+        error = true;
+      } else {
+        worst = Math.max(worst, c);
+      }
+    }
+    if (run.stopReason() != null) {
+      worst = ExitCodes.DEADLINE;
+    }
+    return worst == ExitCodes.OK && error ? ExitCodes.ERROR : worst;
+  }
+
+  private static String closing(BatchRun run, int code) {
+    if (run.stopReason() != null) {
+      return "stopped: " + run.stopDetail();
+    }
+    switch (code) {
+      case ExitCodes.NOT_RETRIED:
+        return "some requests failed without retry, or bad lines were skipped; see the results";
+      case ExitCodes.RETRIES_EXHAUSTED:
+        return "some requests used up their retries; see the results";
+      case ExitCodes.DEADLINE:
+        return "some requests ran out of time or quota; see the results";
+      default:
+        return "some requests ended with an unexpected error; see the results";
+    }
+  }
+
+  private BatchDisplay.Mode mode() {
+    return BatchDisplay.Mode.of(progress);
+  }
+
+  private String now() {
+    return Instant.ofEpochMilli(clock.millis()).toString();
+  }
+
+  private static void checkWritable(CommandLine cli, String flag, Path file) {
+    if (file == null) {
+      return;
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    if (dir != null && !Files.isDirectory(dir)) {
+      throw new UsageError(cli, flag + " " + file + ": the directory " + dir + " does not exist");
+    }
+    if (Files.isDirectory(file)) {
+      throw new UsageError(cli, flag + " " + file + ": is a directory; give a file name");
+    }
+  }
+
+  private static boolean sameFile(Path a, Path b) {
+    return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+  }
+
+  /** Reads {@code auto}, {@code bar}, {@code lines} or {@code off}. */
+  static final class ProgressConverter implements CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      String v = value.trim().toLowerCase(Locale.ROOT);
+      if (v.equals("auto") || v.equals("bar") || v.equals("lines") || v.equals("off")) {
+        return v;
+      }
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a progress mode; use auto, bar, lines or off");
+    }
+  }
+}

@@ -1,0 +1,342 @@
+package dev.relent.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What {@code relent batch} shows people: the live progress (a bar redrawn in place on a terminal,
+ * plain lines otherwise) and the closing summary. The texts are pure functions of a {@link
+ * BatchRun.Snapshot} or a finished run; the progress thread only decides when to print them.
+ */
+final class BatchDisplay {
+  private BatchDisplay() {}
+
+  /** How progress is shown. */
+  enum Mode {
+    /** A bar redrawn with {@code \r} at most four times a second. */
+    BAR,
+    /** A plain line every few seconds, for logs and pipes. */
+    LINES,
+    /** Nothing. */
+    OFF;
+
+    /** {@code bar}, {@code lines}, {@code off}, or {@code auto}: a bar on a terminal. */
+    static Mode of(String name) {
+      switch (name) {
+        case "bar":
+          return BAR;
+        case "lines":
+          return LINES;
+        case "off":
+          return OFF;
+        default:
+          return System.console() != null ? BAR : LINES;
+      }
+    }
+  }
+
+  private static final int BAR_WIDTH = 24;
+
+  /** The bar: {@code [#####-----] 12/27 3 in flight 2 waiting 1 failed 7.9/s ETA 2 s}. */
+  static String bar(BatchRun.Snapshot s, Duration interval) {
+    int total = Math.max(1, s.total());
+    int ended = s.done() + s.unfinished();
+    int fill = (int) ((long) ended * BAR_WIDTH / total);
+    StringBuilder b = new StringBuilder(100).append('[');
+    for (int i = 0; i < BAR_WIDTH; i++) {
+      b.append(i < fill ? '#' : '-');
+    }
+    b.append("] ").append(ended).append('/').append(s.total()).append(" done");
+    b.append("  ").append(s.inFlight()).append(" in flight");
+    b.append("  ").append(s.waiting()).append(" waiting");
+    b.append("  ").append(s.failed()).append(" failed");
+    b.append("  ").append(Format.number(rate(s))).append("/s");
+    b.append("  ETA ").append(eta(s, interval));
+    return b.toString();
+  }
+
+  /** A plain line: {@code 12/27 done, 3 in flight, 2 waiting, 1 failed; 7.9/s; ETA 2 s}. */
+  static String line(BatchRun.Snapshot s, Duration interval) {
+    return String.format(
+        Locale.ROOT,
+        "%d/%d done, %d in flight, %d waiting, %d failed; %s/s; %s elapsed, ETA %s",
+        s.done() + s.unfinished(),
+        s.total(),
+        s.inFlight(),
+        s.waiting(),
+        s.failed(),
+        Format.number(rate(s)),
+        Format.duration(Duration.ofNanos(s.elapsedNanos())),
+        eta(s, interval));
+  }
+
+  /** Requests ended per second so far. */
+  static double rate(BatchRun.Snapshot s) {
+    double seconds = s.elapsedNanos() / 1e9;
+    return seconds <= 0 ? 0 : (s.done() + s.unfinished()) / seconds;
+  }
+
+  /** Time left: the rate seen so far, or the pace before there is one. */
+  static String eta(BatchRun.Snapshot s, Duration interval) {
+    int left = s.total() - s.done() - s.unfinished();
+    if (left <= 0) {
+      return "0 s";
+    }
+    int ended = s.done() + s.unfinished();
+    double seconds = ended >= 3 ? left / rate(s) : left * (interval.toNanos() / 1e9);
+    return Format.duration(Duration.ofMillis(Math.round(seconds * 1000)));
+  }
+
+  /** Shows the progress of a run on a thread of its own until {@link #finish} is called. */
+  static final class Live {
+    private final BatchRun run;
+    private final PrintWriter err;
+    private final Mode mode;
+    private final Duration every;
+    private final String prefix;
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private Thread thread;
+    private int lastWidth;
+
+    /**
+     * @param run the run
+     * @param err where to draw
+     * @param mode bar, lines or off
+     * @param every how often a plain line is printed (the bar is redrawn every 250 ms)
+     * @param prefix the start of each plain line, e.g. {@code relent batch: }
+     */
+    Live(BatchRun run, PrintWriter err, Mode mode, Duration every, String prefix) {
+      this.run = run;
+      this.err = err;
+      this.mode = mode;
+      this.every = every;
+      this.prefix = prefix;
+    }
+
+    void start() {
+      if (mode == Mode.OFF) {
+        return;
+      }
+      long period = mode == Mode.BAR ? 250_000_000L : every.toNanos();
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  while (!finished.await(period, TimeUnit.NANOSECONDS)) {
+                    draw();
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "relent-batch-progress");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private synchronized void draw() {
+      BatchRun.Snapshot s = run.snapshot();
+      Duration interval = run.settings().rate().interval();
+      if (mode == Mode.BAR) {
+        String text = bar(s, interval);
+        StringBuilder b = new StringBuilder("\r").append(text);
+        for (int i = text.length(); i < lastWidth; i++) {
+          b.append(' ');
+        }
+        lastWidth = text.length();
+        err.print(b);
+      } else {
+        err.println(prefix + line(s, interval));
+      }
+      err.flush();
+    }
+
+    /** Stops the thread and draws the final state (the bar ends its line). */
+    void finish() throws InterruptedException {
+      finished.countDown();
+      if (thread != null) {
+        thread.join(1_000);
+      }
+      if (mode == Mode.BAR) {
+        draw();
+        err.println();
+        err.flush();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ the summary
+
+  /**
+   * The closing summary.
+   *
+   * @param out where to print it
+   * @param run the finished run
+   * @param finishedBefore requests a journal had already finished (skipped)
+   * @param skippedLines bad input lines skipped
+   */
+  static void summary(
+      PrintWriter out, String title, BatchRun run, int finishedBefore, int skippedLines) {
+    List<BatchRun.Job> jobs = run.jobs();
+    int firstAttempts = 0;
+    int attempts = 0;
+    int successes = 0;
+    int failures = 0;
+    int notFinished = 0;
+    Map<String, Integer> failuresByOutcome = new TreeMap<>();
+    Map<String, Integer> openByOutcome = new TreeMap<>();
+    for (BatchRun.Job j : jobs) {
+      BatchRun.Item item = j.item;
+      attempts += j.attempts.size();
+      if (!j.attempts.isEmpty()) {
+        firstAttempts++;
+      }
+      if (item == null) {
+        continue;
+      }
+      if (item.success()) {
+        successes++;
+      } else if (item.isFinal()) {
+        failures++;
+        failuresByOutcome.merge(item.outcome(), 1, Integer::sum);
+      } else {
+        notFinished++;
+        openByOutcome.merge(item.outcome(), 1, Integer::sum);
+      }
+    }
+    int retries = attempts - firstAttempts;
+    BatchRun.Settings settings = run.settings();
+    Duration elapsed = Duration.ofNanos(run.elapsedNanos());
+
+    out.printf(
+        Locale.ROOT,
+        "%s%d %s in %s: %d succeeded, %d failed, %d not finished%n",
+        title,
+        jobs.size(),
+        jobs.size() == 1 ? "request" : "requests",
+        Format.duration(elapsed),
+        successes,
+        failures,
+        notFinished);
+    if (finishedBefore > 0) {
+      row(out, "finished earlier", finishedBefore + " (in the journal; skipped)");
+    }
+    if (skippedLines > 0) {
+      row(out, "bad lines", skippedLines + " (skipped; see above)");
+    }
+    row(out, "first attempts", Integer.toString(firstAttempts));
+    row(out, "retries", Integer.toString(retries));
+    row(out, "successes", Integer.toString(successes));
+    row(out, "final failures", failures + breakdown(failuresByOutcome));
+    if (notFinished > 0) {
+      row(out, "not finished", notFinished + breakdown(openByOutcome));
+    }
+    row(
+        out,
+        "429s seen",
+        run.tooManyRequests()
+            + (run.tooManyRequests() > 0
+                ? " (each paused the shared pacer for every worker)"
+                : ""));
+    row(out, "peak concurrency", concurrency(run));
+    row(out, "start spacing", spacing(run.starts(), settings.rate()));
+    row(out, "elapsed vs plan", versusPlan(run, jobs.size(), elapsed, retries));
+    if (run.stopReason() != null) {
+      out.println("stopped: " + run.stopDetail());
+    }
+    out.flush();
+  }
+
+  private static void row(PrintWriter out, String name, String value) {
+    out.printf(Locale.ROOT, "  %-18s %s%n", name, value);
+  }
+
+  private static String breakdown(Map<String, Integer> counts) {
+    if (counts.isEmpty()) {
+      return "";
+    }
+    List<String> parts = new ArrayList<>();
+    counts.forEach((k, v) -> parts.add(k + " " + v));
+    return " (" + String.join(", ", parts) + ")";
+  }
+
+  /**
+   * {@code median 125 ms, min 94 ms, mean 160 ms between attempt starts (pace: one every 125 ms)}.
+   * A thread that wakes late starts late, and the next start keeps its slot: single gaps can be
+   * shorter than the pace, the mean never is.
+   */
+  static String spacing(List<Long> starts, Rate rate) {
+    String pace = "pace: one every " + Format.millis(rate.interval());
+    if (starts.size() < 2) {
+      return "fewer than two starts (" + pace + ")";
+    }
+    List<Long> gaps = new ArrayList<>(starts.size() - 1);
+    for (int i = 1; i < starts.size(); i++) {
+      gaps.add(starts.get(i) - starts.get(i - 1));
+    }
+    Collections.sort(gaps);
+    long mean = (starts.get(starts.size() - 1) - starts.get(0)) / gaps.size();
+    return "median "
+        + Format.millis(Duration.ofNanos(gaps.get(gaps.size() / 2)))
+        + ", min "
+        + Format.millis(Duration.ofNanos(gaps.get(0)))
+        + ", mean "
+        + Format.millis(Duration.ofNanos(mean))
+        + " between attempt starts ("
+        + pace
+        + ")";
+  }
+
+  /** {@code 4 in flight (limit 4); average 0.69 by Little's law (8/s x 87 ms per attempt)}. */
+  static String concurrency(BatchRun run) {
+    BatchRun.Settings settings = run.settings();
+    String peak = run.peakInFlight() + " in flight (limit " + settings.concurrency() + ")";
+    long mean = run.meanAttemptNanos();
+    if (mean < 0) {
+      return peak;
+    }
+    double rate = settings.rate().perSecond();
+    return peak
+        + "; planned average "
+        + Format.number(rate * mean / 1e9)
+        + " (Little's law: "
+        + Format.number(rate)
+        + "/s x "
+        + Format.millis(Duration.ofNanos(mean))
+        + " per attempt)";
+  }
+
+  /** {@code 5.49 s; the plan: at least 3.38 s for 27 at 480/min (+2.11 s: 8 retries, waits)}. */
+  static String versusPlan(BatchRun run, int requests, Duration elapsed, int retries) {
+    Rate rate = run.settings().rate();
+    Duration latency = Duration.ofNanos(Math.max(1L, run.meanAttemptNanos()));
+    PlanCommand.Plan plan =
+        PlanCommand.Plan.of(rate, rate, requests, latency, run.settings().concurrency(), null);
+    long diff = elapsed.toNanos() - plan.minimumDuration().toNanos();
+    String more =
+        diff > 0
+            ? " (+"
+                + Format.duration(Duration.ofNanos(diff))
+                + (retries > 0
+                    ? ": " + retries + (retries == 1 ? " retry" : " retries") + " and their waits"
+                    : ": latency and server waits")
+                + ")"
+            : "";
+    return Format.duration(elapsed)
+        + "; the plan: at least "
+        + Format.duration(plan.minimumDuration())
+        + " for "
+        + requests
+        + " at "
+        + rate
+        + more;
+  }
+}

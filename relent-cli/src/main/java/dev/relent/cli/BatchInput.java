@@ -1,0 +1,393 @@
+package dev.relent.cli;
+
+import dev.relent.http.Idempotency;
+import dev.relent.http.Redactor;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpRequest;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the input of {@code relent batch}: JSON Lines, one request per line.
+ *
+ * <pre>{@code
+ * {"id": "acct-1", "url": "https://api.example.com/v1/accounts/1"}
+ * {"id": "pay-1", "method": "POST", "url": "https://api.example.com/v1/payments",
+ *  "headers": {"Authorization": "Bearer …"}, "body": {"amount": 100, "currency": "EUR"}}
+ * }</pre>
+ *
+ * <p>Keys: {@code id} (required; a string or an integer, unique in the file), {@code url}
+ * (required, http or https with a host), {@code method} (default GET, or POST with a body), {@code
+ * headers} (an object of name to string), {@code body} (a string is sent as its UTF-8 bytes; any
+ * other JSON value is sent as compact JSON with {@code Content-Type: application/json} unless the
+ * headers give one; {@code null} or absent: no body), {@code idempotency_key} (a key to use, or
+ * {@code false} for none; by default every POST and PATCH gets a new one). Blank lines are skipped.
+ * Anything else is a problem of that line, reported with its number; unknown keys too.
+ *
+ * <p>Problems never quote a header value or a body; URLs pass the {@link Redactor}.
+ */
+final class BatchInput {
+  static final Set<String> KEYS =
+      Set.of("id", "method", "url", "headers", "body", "idempotency_key");
+  static final String KEY_LIST = "id, method, url, headers, body, idempotency_key";
+
+  /** How a request gets its idempotency key. */
+  enum KeyMode {
+    /** Writes (POST, PATCH, any non-idempotent method) get a new key, journaled before sending. */
+    AUTO,
+    /** The line gave a key (the {@code idempotency_key} field or an {@code Idempotency-Key}). */
+    GIVEN,
+    /** {@code "idempotency_key": false}: never a key; an unkeyed write is not re-sent. */
+    NONE
+  }
+
+  /**
+   * One request of the input.
+   *
+   * @param line the line number, from 1
+   * @param id the caller's id
+   * @param request the request, without idempotency key unless the line's headers had one
+   * @param keyMode how it gets a key
+   * @param givenKey the key the line gave, or null
+   * @param fingerprint SHA-256 of method, URL and body: a journaled key is only reused for the same
+   */
+  record Request(
+      int line,
+      String id,
+      HttpRequest request,
+      KeyMode keyMode,
+      String givenKey,
+      String fingerprint) {
+
+    String method() {
+      return request.method();
+    }
+
+    /** Whether this request is sent with a key (the key is then journaled before the send). */
+    boolean keyed() {
+      return keyMode == KeyMode.GIVEN
+          || (keyMode == KeyMode.AUTO && !Idempotency.isIdempotent(request.method()));
+    }
+  }
+
+  /** A line that was not a request: its number and what was wrong, without secrets. */
+  record Problem(int line, String message) {}
+
+  /** The requests read and the problems found, in line order. */
+  record Parsed(List<Request> requests, List<Problem> problems) {}
+
+  private final Redactor redactor;
+  private final String source;
+
+  private BatchInput(String source, Redactor redactor) {
+    this.source = source;
+    this.redactor = redactor;
+  }
+
+  /**
+   * Reads a file.
+   *
+   * @throws IOException if it cannot be read, or is not UTF-8
+   */
+  static Parsed read(Path file, Redactor redactor) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader r =
+        new BufferedReader(
+            new java.io.InputStreamReader(
+                Files.newInputStream(file),
+                StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        lines.add(line);
+      }
+    } catch (CharacterCodingException e) {
+      throw new IOException("not UTF-8 text (line " + (lines.size() + 1) + ")", e);
+    }
+    return parse(lines, file.toString(), redactor);
+  }
+
+  /** Parses lines; {@code source} names them in problems ({@code input.jsonl:7: ...}). */
+  static Parsed parse(List<String> lines, String source, Redactor redactor) {
+    BatchInput in = new BatchInput(source, redactor);
+    List<Request> requests = new ArrayList<>();
+    List<Problem> problems = new ArrayList<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < lines.size(); i++) {
+      int number = i + 1;
+      String text = lines.get(i);
+      if (i == 0 && text.startsWith("\uFEFF")) {
+        text = text.substring(1);
+      }
+      if (text.isBlank()) {
+        continue;
+      }
+      try {
+        Request r = in.request(number, text);
+        Integer first = seen.putIfAbsent(r.id(), number);
+        if (first != null) {
+          throw in.problem(
+              number, "id: " + Json.quote(r.id()) + " is used twice (first on line " + first + ")");
+        }
+        requests.add(r);
+      } catch (Bad e) {
+        problems.add(new Problem(number, e.getMessage()));
+      }
+    }
+    return new Parsed(List.copyOf(requests), List.copyOf(problems));
+  }
+
+  /** A problem of one line, thrown while reading it. */
+  private static final class Bad extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Bad(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private Bad problem(int line, String what) {
+    return new Bad(source + ":" + line + ": " + what);
+  }
+
+  private Request request(int line, String text) throws Bad {
+    Object parsed;
+    try {
+      parsed = JsonTree.parse(text);
+    } catch (JsonTree.NotJson e) {
+      throw problem(line, e.getMessage());
+    }
+    if (!(parsed instanceof Map)) {
+      throw problem(line, "expected a JSON object, got " + JsonTree.typeOf(parsed));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> o = (Map<String, Object>) parsed;
+    for (String k : o.keySet()) {
+      if (!KEYS.contains(k)) {
+        throw problem(line, "unknown key " + Json.quote(k) + ", expected one of: " + KEY_LIST);
+      }
+    }
+
+    String id = id(line, o.get("id"), o.containsKey("id"));
+    URI uri = uri(line, o.get("url"), o.containsKey("url"));
+
+    byte[] body = null;
+    boolean jsonBody = false;
+    Object b = o.get("body");
+    if (b instanceof String) {
+      body = ((String) b).getBytes(StandardCharsets.UTF_8);
+    } else if (b != null) {
+      body = JsonTree.write(b).getBytes(StandardCharsets.UTF_8);
+      jsonBody = true;
+    }
+
+    String method;
+    Object m = o.get("method");
+    if (m == null) {
+      method = body != null ? "POST" : "GET";
+    } else if (!(m instanceof String) || !CallCommand.isToken((String) m)) {
+      throw problem(
+          line,
+          "method: expected an HTTP method such as GET, POST, PUT, PATCH, DELETE, got "
+              + (m instanceof String ? Json.quote((String) m) : JsonTree.typeOf(m)));
+    } else {
+      method = ((String) m).toUpperCase(Locale.ROOT);
+    }
+
+    HttpRequest.Builder rb;
+    try {
+      rb =
+          HttpRequest.newBuilder(uri)
+              .method(
+                  method,
+                  body == null
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofByteArray(body));
+    } catch (IllegalArgumentException e) {
+      throw problem(line, "method: the HTTP client cannot send " + method);
+    }
+
+    String headerKey = null;
+    boolean contentType = false;
+    Object h = o.get("headers");
+    if (h != null) {
+      if (!(h instanceof Map)) {
+        throw problem(
+            line, "headers: expected an object of name to string, got " + JsonTree.typeOf(h));
+      }
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) h).entrySet()) {
+        String name = String.valueOf(e.getKey());
+        String where = "headers." + name;
+        if (!CallCommand.isToken(name)) {
+          throw problem(line, "headers: " + Json.quote(name) + " is not a header name");
+        }
+        // A value is never echoed: it may be a credential.
+        if (!(e.getValue() instanceof String)) {
+          throw problem(line, where + ": expected a string, got " + JsonTree.typeOf(e.getValue()));
+        }
+        String value = ((String) e.getValue()).trim();
+        if (name.equalsIgnoreCase(Idempotency.HEADER)) {
+          try {
+            headerKey = Idempotency.requireValidKey(value);
+          } catch (IllegalArgumentException ex) {
+            throw problem(line, where + ": " + ex.getMessage());
+          }
+          continue;
+        }
+        if (name.equalsIgnoreCase("Content-Type")) {
+          contentType = true;
+        }
+        try {
+          rb.header(name, value);
+        } catch (IllegalArgumentException ex) {
+          throw problem(
+              line,
+              where
+                  + ": "
+                  + (ex.getMessage() != null && ex.getMessage().contains("restricted")
+                      ? "the HTTP client sets this header itself; leave it out"
+                      : "the value has characters a header cannot carry"));
+        }
+      }
+    }
+    if (jsonBody && !contentType) {
+      rb.header("Content-Type", "application/json");
+    }
+
+    KeyMode mode = KeyMode.AUTO;
+    String key = headerKey;
+    if (o.containsKey("idempotency_key")) {
+      Object k = o.get("idempotency_key");
+      if (Boolean.FALSE.equals(k)) {
+        if (headerKey != null) {
+          throw problem(
+              line,
+              "idempotency_key: false, but headers give an "
+                  + Idempotency.HEADER
+                  + "; leave one out");
+        }
+        mode = KeyMode.NONE;
+      } else if (k instanceof String) {
+        if (headerKey != null) {
+          throw problem(
+              line,
+              "idempotency_key and headers."
+                  + Idempotency.HEADER
+                  + " both give a key; give it once");
+        }
+        try {
+          key = Idempotency.requireValidKey((String) k);
+        } catch (IllegalArgumentException ex) {
+          throw problem(line, "idempotency_key: " + ex.getMessage());
+        }
+      } else {
+        throw problem(
+            line,
+            "idempotency_key: expected a key (1 to 255 visible ASCII characters) or false, got "
+                + JsonTree.typeOf(k));
+      }
+    }
+    if (key != null) {
+      mode = KeyMode.GIVEN;
+    }
+    HttpRequest built;
+    try {
+      built = rb.build();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw problem(
+          line, "cannot build the request: " + redactor.text(String.valueOf(e.getMessage())));
+    }
+    return new Request(line, id, built, mode, key, fingerprint(method, uri, body));
+  }
+
+  private String id(int line, Object id, boolean present) throws Bad {
+    if (!present) {
+      throw problem(line, "missing required key \"id\"");
+    }
+    String text;
+    if (id instanceof String) {
+      text = (String) id;
+    } else if (id instanceof Long) {
+      text = id.toString();
+    } else {
+      throw problem(line, "id: expected a string or an integer, got " + JsonTree.typeOf(id));
+    }
+    if (text.isEmpty() || text.length() > 200) {
+      throw problem(line, "id: expected 1 to 200 characters, got " + text.length());
+    }
+    for (int i = 0; i < text.length(); i++) {
+      if (Character.isISOControl(text.charAt(i))) {
+        throw problem(line, "id: control character at index " + i);
+      }
+    }
+    return text;
+  }
+
+  private URI uri(int line, Object url, boolean present) throws Bad {
+    if (!present) {
+      throw problem(line, "missing required key \"url\"");
+    }
+    if (!(url instanceof String)) {
+      throw problem(line, "url: expected a string, got " + JsonTree.typeOf(url));
+    }
+    String text = (String) url;
+    URI uri;
+    try {
+      uri = new URI(text);
+    } catch (URISyntaxException e) {
+      throw problem(
+          line,
+          "url: not valid ("
+              + redactor.text(e.getReason())
+              + " at index "
+              + e.getIndex()
+              + "); use "
+              + CallCommand.URL_FORMS);
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || uri.getHost() == null) {
+      throw problem(
+          line,
+          "url: '"
+              + redactor.uri(text)
+              + "' is not an http(s) URL with a host; use "
+              + CallCommand.URL_FORMS);
+    }
+    return uri;
+  }
+
+  private static String fingerprint(String method, URI uri, byte[] body) {
+    try {
+      MessageDigest d = MessageDigest.getInstance("SHA-256");
+      d.update(method.getBytes(StandardCharsets.UTF_8));
+      d.update((byte) '\n');
+      d.update(uri.toString().getBytes(StandardCharsets.UTF_8));
+      d.update((byte) '\n');
+      if (body != null) {
+        d.update(body);
+      }
+      return HexFormat.of().formatHex(d.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}
