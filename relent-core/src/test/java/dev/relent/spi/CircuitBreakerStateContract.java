@@ -253,25 +253,30 @@ public abstract class CircuitBreakerStateContract {
         if (!config.isCountWindow() && random.nextInt(8) == 0) {
           now += random.nextLong(0, config.bucketNanos() * (config.buckets() + 1L));
         }
-        String where = "run " + run + ", step " + step + ", " + config;
         switch (random.nextInt(5)) {
           case 0:
             assertThat(state.tryAcquirePermission(now, config))
-                .as(where)
+                .as("run %d, step %d, %s", run, step, config)
                 .isEqualTo(model.tryAcquirePermission(now));
             break;
           case 1:
-            assertThat(state.onSuccess(now, config)).as(where).isEqualTo(model.outcome(false, now));
+            assertThat(state.onSuccess(now, config))
+                .as("run %d, step %d, %s", run, step, config)
+                .isEqualTo(model.outcome(false, now));
             break;
           case 2:
-            assertThat(state.onFailure(now, config)).as(where).isEqualTo(model.outcome(true, now));
+            assertThat(state.onFailure(now, config))
+                .as("run %d, step %d, %s", run, step, config)
+                .isEqualTo(model.outcome(true, now));
             break;
           case 3:
             state.releasePermission(config);
             model.releasePermission();
             break;
           default:
-            assertThat(state.snapshot(now, config)).as(where).isEqualTo(model.snapshot(now));
+            assertThat(state.snapshot(now, config))
+                .as("run %d, step %d, %s", run, step, config)
+                .isEqualTo(model.snapshot(now));
         }
       }
       assertThat(state.snapshot(now, config)).isEqualTo(model.snapshot(now));
