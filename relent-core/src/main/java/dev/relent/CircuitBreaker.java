@@ -286,12 +286,12 @@ public interface CircuitBreaker {
     }
 
     /**
-     * Keeps the breaker's state in the given state, for example one shared through Redis so that
-     * every process sees the same breaker; default: a new in-memory state for each breaker built.
-     * Breakers built with the same state share one breaker and must have the same settings; each
-     * delivers to its own listeners the transitions made by its own calls.
+     * Keeps the mode, the window and the probe counts in the given state, for example one shared
+     * through Redis so that every process sees the same breaker; default: a new in-memory state for
+     * each breaker built. Breakers built with the same state share one breaker and must have the
+     * same settings; each delivers to its own listeners the transitions made by its own calls.
      *
-     * @param state where the state lives
+     * @param state where the mode, window and probe counts live
      * @return this builder
      * @throws NullPointerException if {@code state} is null
      */
