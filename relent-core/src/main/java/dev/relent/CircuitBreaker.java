@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.spi.CircuitBreakerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,12 +38,18 @@ import java.util.function.Consumer;
  * <b>3</b> half-open probes. A time window ({@link Builder#withTimeWindow}) is made of 10 buckets
  * of a tenth of its length each, so a call counts for between 0.9 and 1.0 windows.
  *
- * <p>Thread-safe: each method is one short critical section on a private lock and, on the success
- * path, allocates nothing. State-change listeners run after the transition, outside the lock, one
- * at a time and in the order of the transitions. The breaker never waits and never reads time:
- * {@code now} is the executor's {@link dev.relent.spi.Ticker} reading. Its state is kept in memory
- * only: a breaker judges the health of a downstream as this process sees it, and keeping it in a
- * shared store would add a round trip to every outcome.
+ * <p>Thread-safe: each method is one atomic operation on the state (for the default in-memory
+ * state, a short critical section on a private lock) and, on the success path, allocates nothing.
+ * State-change listeners run after the transition, outside any lock, one at a time and in the order
+ * of the transitions; they hear of the transitions made by this breaker's own calls. The breaker
+ * never waits and never reads time: {@code now} is the executor's {@link dev.relent.spi.Ticker}
+ * reading.
+ *
+ * <p>The state lives in a {@link CircuitBreakerState}: by default a new in-memory one per breaker,
+ * which judges the health of a downstream as this process sees it. A shared state ({@link
+ * Builder#withState}), for example in Redis, gives every process the same view: their failures
+ * count together and they open together; the cost is a round trip for every permission and every
+ * outcome.
  */
 public interface CircuitBreaker {
 
@@ -154,6 +161,8 @@ public interface CircuitBreaker {
    * repeatedly.
    */
   final class Builder {
+    static final int TIME_WINDOW_BUCKETS = 10;
+
     double failureRateThreshold = 50.0;
     int countWindow = 100;
     long timeWindowNanos;
@@ -161,6 +170,7 @@ public interface CircuitBreaker {
     long openDurationNanos = 30_000_000_000L;
     int halfOpenProbes = 3;
     final List<Consumer<Transition>> listeners = new ArrayList<>();
+    CircuitBreakerState state;
 
     Builder() {}
 
@@ -276,6 +286,21 @@ public interface CircuitBreaker {
     }
 
     /**
+     * Keeps the mode, the window and the probe counts in the given state, for example one shared
+     * through Redis so that every process sees the same breaker; default: a new in-memory state for
+     * each breaker built. Breakers built with the same state share one breaker and must have the
+     * same settings; each delivers to its own listeners the transitions made by its own calls.
+     *
+     * @param state where the mode, window and probe counts live
+     * @return this builder
+     * @throws NullPointerException if {@code state} is null
+     */
+    public Builder withState(CircuitBreakerState state) {
+      this.state = Objects.requireNonNull(state, "state cannot be null");
+      return this;
+    }
+
+    /**
      * Builds the breaker.
      *
      * @return a new breaker, closed
@@ -291,7 +316,17 @@ public interface CircuitBreaker {
                 + countWindow
                 + "): the breaker could never open");
       }
-      return new CircuitBreakerImpl(this);
+      CircuitBreakerState.Config config =
+          new CircuitBreakerState.Config(
+              countWindow,
+              countWindow > 0 ? 0 : timeWindowNanos / TIME_WINDOW_BUCKETS,
+              countWindow > 0 ? 0 : TIME_WINDOW_BUCKETS,
+              minimumCalls,
+              failureRateThreshold,
+              openDurationNanos,
+              halfOpenProbes);
+      return new CircuitBreakerImpl(
+          config, state == null ? CircuitBreakerState.inMemory() : state, listeners);
     }
   }
 }

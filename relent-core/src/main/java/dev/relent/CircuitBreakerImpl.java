@@ -1,108 +1,77 @@
 package dev.relent;
 
-import dev.relent.internal.BucketedCounts;
+import dev.relent.spi.CircuitBreakerState;
+import dev.relent.spi.CircuitBreakerState.Change;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The {@link CircuitBreaker}.
+ * The {@link CircuitBreaker}: an immutable configuration in front of a {@link CircuitBreakerState},
+ * which runs the state machine atomically, plus the delivery of transitions to listeners.
  *
- * <p>State machine (see the interface): {@code CLOSED --rate over threshold--> OPEN --open duration
- * passed, lazily--> HALF_OPEN --all probes succeeded--> CLOSED}, and {@code HALF_OPEN --a probe
- * failed--> OPEN}.
+ * <p>State machine (see the interface and the SPI): {@code CLOSED --rate over threshold--> OPEN
+ * --open duration passed, lazily--> HALF_OPEN --all probes succeeded--> CLOSED}, and {@code
+ * HALF_OPEN --a probe failed--> OPEN}.
  *
- * <p>Concurrency: all fields are guarded by {@code lock}; every public method is one critical
- * section of O(1) work (advancing a time window clears at most 10 buckets). Transitions are queued
- * under the lock and delivered after it is released by whichever thread finds no delivery in
- * progress, so listeners see them one at a time and in order, may call back into the breaker, and
- * never run under the lock. Without listeners no transition object is created, and the success path
- * allocates nothing.
- *
- * <p>Counts: a count window is a ring of the last N outcomes with a running failure count; a time
- * window is {@link BucketedCounts} with calls as the first counter and failures as the second.
+ * <p>Concurrency: without listeners the breaker is stateless: each method is one state operation,
+ * and nothing is allocated on the success path. With listeners, each state operation and the
+ * queueing of the transition it returned happen under {@code lock}, so that the queue holds
+ * transitions in the order the state made them; they are delivered after the lock is released by
+ * whichever thread finds no delivery in progress, so listeners see them one at a time and in order,
+ * may call back into the breaker, and never run under the lock. (Without the lock, a thread could
+ * queue an older transition after another thread delivered a newer one.) The cost is that the state
+ * operations of one breaker with listeners do not overlap in this process: nothing for the
+ * in-memory state, which locks anyway; one round trip at a time for a remote state.
  */
 final class CircuitBreakerImpl implements CircuitBreaker {
   private static final System.Logger LOG = System.getLogger(CircuitBreaker.class.getName());
 
-  private final double threshold;
-  private final int minimumCalls;
-  private final long openDurationNanos;
-  private final int halfOpenProbes;
+  private final CircuitBreakerState.Config config;
+  private final CircuitBreakerState state;
   private final List<Consumer<Transition>> listeners;
   private final boolean notify;
 
+  // Used only with listeners.
   private final Object lock = new Object();
-  // Count window (null when a time window is used).
-  private final boolean[] ring;
-  private int ringNext;
-  private int ringSize;
-  private int ringFailures;
-  // Time window (null when a count window is used).
-  private final BucketedCounts buckets;
-
-  private State state = State.CLOSED;
-  private long openedAt;
-  private int probesInFlight;
-  private int probesSucceeded;
   private final ArrayDeque<Transition> pending = new ArrayDeque<>();
   private boolean delivering;
 
-  CircuitBreakerImpl(CircuitBreaker.Builder builder) {
-    this.threshold = builder.failureRateThreshold;
-    this.minimumCalls = builder.minimumCalls;
-    this.openDurationNanos = builder.openDurationNanos;
-    this.halfOpenProbes = builder.halfOpenProbes;
-    this.listeners = List.copyOf(builder.listeners);
-    this.notify = !listeners.isEmpty();
-    if (builder.countWindow > 0) {
-      this.ring = new boolean[builder.countWindow];
-      this.buckets = null;
-    } else {
-      this.ring = null;
-      this.buckets = new BucketedCounts(builder.timeWindowNanos / 10, 10);
-    }
+  CircuitBreakerImpl(
+      CircuitBreakerState.Config config,
+      CircuitBreakerState state,
+      List<Consumer<Transition>> listeners) {
+    this.config = config;
+    this.state = state;
+    this.listeners = List.copyOf(listeners);
+    this.notify = !this.listeners.isEmpty();
   }
 
   @Override
   public long tryAcquirePermission(long nowNanos) {
+    if (!notify) {
+      return Math.max(0L, state.tryAcquirePermission(nowNanos, config));
+    }
     long result;
     synchronized (lock) {
-      if (state == State.CLOSED) {
-        return 0;
+      result = state.tryAcquirePermission(nowNanos, config);
+      if (result != CircuitBreakerState.PERMITTED_AND_HALF_OPENED) {
+        return result;
       }
-      if (state == State.OPEN) {
-        long left = openNanosLeft(nowNanos);
-        if (left > 0) {
-          return left;
-        }
-        transition(State.HALF_OPEN, nowNanos);
-      }
-      if (probesInFlight + probesSucceeded < halfOpenProbes) {
-        probesInFlight++;
-        result = 0;
-      } else {
-        result = openDurationNanos;
-      }
+      queue(Change.OPEN_TO_HALF_OPEN, nowNanos);
     }
     deliver();
-    return result;
+    return 0;
   }
 
   @Override
   public void onSuccess(long nowNanos) {
+    if (!notify) {
+      state.onSuccess(nowNanos, config);
+      return;
+    }
     synchronized (lock) {
-      if (state == State.CLOSED) {
-        record(false, nowNanos);
-      } else if (state == State.HALF_OPEN && probesInFlight > 0) {
-        probesInFlight--;
-        probesSucceeded++;
-        if (probesSucceeded >= halfOpenProbes) {
-          clearWindow();
-          transition(State.CLOSED, nowNanos);
-        }
-      } else {
-        // Open, or half-open with no probe out: a call permitted before the breaker opened.
+      if (!queue(state.onSuccess(nowNanos, config), nowNanos)) {
         return;
       }
     }
@@ -111,13 +80,12 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public void onFailure(long nowNanos) {
+    if (!notify) {
+      state.onFailure(nowNanos, config);
+      return;
+    }
     synchronized (lock) {
-      if (state == State.CLOSED) {
-        record(true, nowNanos);
-      } else if (state == State.HALF_OPEN && probesInFlight > 0) {
-        openedAt = nowNanos;
-        transition(State.OPEN, nowNanos);
-      } else {
+      if (!queue(state.onFailure(nowNanos, config), nowNanos)) {
         return;
       }
     }
@@ -126,125 +94,58 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public void releasePermission() {
-    synchronized (lock) {
-      if (state == State.HALF_OPEN && probesInFlight > 0) {
-        probesInFlight--;
-      }
-    }
+    state.releasePermission(config);
   }
 
   @Override
   public State state(long nowNanos) {
-    State result;
-    synchronized (lock) {
-      halfOpenIfDue(nowNanos);
-      result = state;
-    }
-    deliver();
-    return result;
+    return snapshot(nowNanos).state();
   }
 
   @Override
   public Metrics metrics(long nowNanos) {
-    Metrics result;
+    CircuitBreakerState.Snapshot s = snapshot(nowNanos);
+    double rate = s.calls() == 0 ? 0.0 : s.failures() * 100.0 / s.calls();
+    return new Metrics(
+        s.state(), s.calls(), s.failures(), rate, s.probesInFlight(), s.probesSucceeded());
+  }
+
+  /** Shows the state's own description: for the in-memory state, its mode as last left. */
+  @Override
+  public String toString() {
+    return "CircuitBreaker[" + state + "]";
+  }
+
+  private CircuitBreakerState.Snapshot snapshot(long nowNanos) {
+    if (!notify) {
+      return state.snapshot(nowNanos, config);
+    }
+    CircuitBreakerState.Snapshot result;
     synchronized (lock) {
-      halfOpenIfDue(nowNanos);
-      long calls;
-      long failures;
-      if (ring != null) {
-        calls = ringSize;
-        failures = ringFailures;
-      } else {
-        if (state == State.CLOSED) {
-          buckets.advance(nowNanos);
-        }
-        calls = buckets.firstTotal();
-        failures = buckets.secondTotal();
+      result = state.snapshot(nowNanos, config);
+      if (!queue(result.change(), nowNanos)) {
+        return result;
       }
-      double rate = calls == 0 ? 0.0 : failures * 100.0 / calls;
-      result = new Metrics(state, calls, failures, rate, probesInFlight, probesSucceeded);
     }
     deliver();
     return result;
   }
 
-  @Override
-  public String toString() {
-    synchronized (lock) {
-      return "CircuitBreaker[" + state + "]";
+  /**
+   * Queues a transition for the listeners. Caller holds the lock.
+   *
+   * @return whether there was one
+   */
+  private boolean queue(Change change, long nowNanos) {
+    if (change == null) {
+      return false;
     }
-  }
-
-  private long openNanosLeft(long nowNanos) {
-    long elapsed = nowNanos - openedAt;
-    return elapsed >= openDurationNanos ? 0 : openDurationNanos - elapsed;
-  }
-
-  private void halfOpenIfDue(long nowNanos) {
-    if (state == State.OPEN && openNanosLeft(nowNanos) == 0) {
-      transition(State.HALF_OPEN, nowNanos);
-    }
-  }
-
-  /** Records a closed-state outcome and opens the breaker if the window says so. */
-  private void record(boolean failure, long nowNanos) {
-    long calls;
-    long failures;
-    if (ring != null) {
-      if (ringSize == ring.length) {
-        if (ring[ringNext]) {
-          ringFailures--;
-        }
-      } else {
-        ringSize++;
-      }
-      ring[ringNext] = failure;
-      if (failure) {
-        ringFailures++;
-      }
-      ringNext = ringNext + 1 == ring.length ? 0 : ringNext + 1;
-      calls = ringSize;
-      failures = ringFailures;
-    } else {
-      buckets.addFirst(nowNanos, 1);
-      if (failure) {
-        buckets.addSecond(nowNanos, 1);
-      }
-      calls = buckets.firstTotal();
-      failures = buckets.secondTotal();
-    }
-    // Multiply rather than divide: exact at the boundary for whole-number thresholds.
-    if (calls >= minimumCalls && failures * 100.0 >= threshold * calls) {
-      openedAt = nowNanos;
-      transition(State.OPEN, nowNanos);
-    }
-  }
-
-  private void clearWindow() {
-    if (ring != null) {
-      ringNext = 0;
-      ringSize = 0;
-      ringFailures = 0;
-    } else {
-      buckets.clear();
-    }
-  }
-
-  private void transition(State to, long nowNanos) {
-    State from = state;
-    state = to;
-    probesInFlight = 0;
-    probesSucceeded = 0;
-    if (notify) {
-      pending.add(new Transition(from, to, nowNanos));
-    }
+    pending.add(new Transition(change.from(), change.to(), nowNanos));
+    return true;
   }
 
   /** Delivers queued transitions unless another thread (or an outer frame) already does. */
   private void deliver() {
-    if (!notify) {
-      return;
-    }
     for (; ; ) {
       Transition next;
       synchronized (lock) {

@@ -1,5 +1,8 @@
 package dev.relent;
 
+import dev.relent.spi.ConcurrencyLimitState;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -15,21 +18,32 @@ import java.util.concurrent.CompletableFuture;
  * {@link #tryAcquire()}, {@link #acquireAsync()} and {@link #release()} allocate nothing. This is
  * the one guard that waits: a thread blocked in {@link #acquire(long)} waits for another thread's
  * release, in real time.
+ *
+ * <p>The count of slots in use lives in a {@link ConcurrencyLimitState}: by default a new in-memory
+ * one per limit. With a shared state ({@link Builder#withState}) the limit bounds every process
+ * that shares it, while its waiters stay in this process; see there for what that changes.
  */
 public interface ConcurrencyLimit {
 
   /**
-   * Returns a new limit with all slots free.
+   * Returns a new limit with all slots free and its own in-memory count.
    *
    * @param maxConcurrent the number of slots, &ge; 1
    * @return a new limit
    * @throws IllegalArgumentException if {@code maxConcurrent} &lt; 1
    */
   static ConcurrencyLimit of(int maxConcurrent) {
-    if (maxConcurrent < 1) {
-      throw new IllegalArgumentException("maxConcurrent must be >= 1: " + maxConcurrent);
-    }
-    return new ConcurrencyLimitImpl(maxConcurrent);
+    return builder().withMaxConcurrent(maxConcurrent).build();
+  }
+
+  /**
+   * Returns a builder; {@link Builder#withMaxConcurrent(int)} must be called before {@link
+   * Builder#build()}.
+   *
+   * @return a new builder
+   */
+  static Builder builder() {
+    return new Builder();
   }
 
   /**
@@ -64,12 +78,13 @@ public interface ConcurrencyLimit {
   /**
    * Gives a slot back: to the longest waiter if there is one, otherwise to the free slots.
    *
-   * @throws IllegalStateException if every slot is already free (a release without an acquire)
+   * @throws IllegalStateException if this limit holds no slot (a release without an acquire)
    */
   void release();
 
   /**
-   * Returns the number of free slots.
+   * Returns the number of free slots: {@code maxConcurrent} minus the slots in use in the state
+   * (with a shared state, in use anywhere).
    *
    * @return between 0 and {@link #maxConcurrent()}
    */
@@ -88,4 +103,88 @@ public interface ConcurrencyLimit {
    * @return &ge; 0
    */
   int waiting();
+
+  /**
+   * Builds a {@link ConcurrencyLimit}. Mutable and not thread-safe; {@link #build()} may be called
+   * repeatedly.
+   */
+  final class Builder {
+    private int maxConcurrent;
+    private ConcurrencyLimitState state;
+    private long pollNanos = 10_000_000L;
+
+    Builder() {}
+
+    /**
+     * Sets the number of slots. Required.
+     *
+     * @param maxConcurrent &ge; 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxConcurrent} &lt; 1
+     */
+    public Builder withMaxConcurrent(int maxConcurrent) {
+      if (maxConcurrent < 1) {
+        throw new IllegalArgumentException("maxConcurrent must be >= 1: " + maxConcurrent);
+      }
+      this.maxConcurrent = maxConcurrent;
+      return this;
+    }
+
+    /**
+     * Counts the slots in use in the given state, for example one shared through Redis so that the
+     * calls of every process together stay within the limit; default: a new in-memory state for
+     * each limit built, private to it. Limits built with the same state share one count and must
+     * have the same {@code maxConcurrent}.
+     *
+     * <p>Waiters stay local. A slot released in this process goes straight to this process's
+     * longest waiter, as with a private state. A slot released by another process is not announced:
+     * this limit notices it when one of its waiters polls the state. Every local call ({@code
+     * tryAcquire}, {@code acquire}, {@code acquireAsync}, {@code release}) first polls for the
+     * waiters, and a thread blocked in {@link ConcurrencyLimit#acquire(long)} also polls every
+     * {@linkplain #withPollInterval poll interval}; an asynchronous waiter has no thread of its
+     * own, so in a process with no other activity it waits until its caller gives up (the executor
+     * cancels it at the deadline). Waiters are first come, first served within this process only,
+     * and a free slot can sit unused for up to a poll interval. Each poll, acquire and release is
+     * one operation on the state, made while holding this limit's lock: for a remote state, one
+     * round trip at a time per limit.
+     *
+     * @param state where the count lives
+     * @return this builder
+     * @throws NullPointerException if {@code state} is null
+     */
+    public Builder withState(ConcurrencyLimitState state) {
+      this.state = Objects.requireNonNull(state, "state cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets how often a thread blocked in {@link ConcurrencyLimit#acquire(long)} asks a state given
+     * with {@link #withState} for a slot freed by another process; default 10 ms. Unused with the
+     * default private state, where every release is local.
+     *
+     * @param interval &gt; 0
+     * @return this builder
+     * @throws NullPointerException if {@code interval} is null
+     * @throws IllegalArgumentException if {@code interval} is not positive
+     */
+    public Builder withPollInterval(Duration interval) {
+      this.pollNanos = Durations.positiveNanos("pollInterval", interval);
+      return this;
+    }
+
+    /**
+     * Builds the limit.
+     *
+     * @return a new limit
+     * @throws IllegalStateException if {@code maxConcurrent} was not set
+     */
+    public ConcurrencyLimit build() {
+      if (maxConcurrent == 0) {
+        throw new IllegalStateException("maxConcurrent must be set: call withMaxConcurrent(n)");
+      }
+      return state == null
+          ? new ConcurrencyLimitImpl(maxConcurrent, ConcurrencyLimitState.inMemory(), false, 0)
+          : new ConcurrencyLimitImpl(maxConcurrent, state, true, pollNanos);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.spi.ConcurrencyLimitState;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -7,24 +8,39 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The {@link ConcurrencyLimit}.
  *
- * <p>Design: {@code available} free slots and one FIFO queue of waiters (an intrusive doubly linked
- * list, so that a cancelled waiter leaves in O(1)), all guarded by {@code lock}. Invariant: while
- * anyone waits, {@code available == 0}; a release hands its slot straight to the head of the queue
- * and only increments {@code available} when the queue is empty. A synchronous waiter is granted by
- * setting its flag and signalling its own condition. An asynchronous waiter is granted by moving it
- * to the {@code granted} list under the lock; its future is completed after the lock is released,
- * so that user callbacks never run under the lock; a callback that releases does not recurse, the
- * loop already running on its thread completes the next grant. If that completion fails because the
- * future was already cancelled or completed, the slot is granted again, so it is never leaked.
- * Cancelling a queued future unlinks it through a {@code whenComplete} callback.
+ * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use; {@code held} counts those
+ * this limit holds, and one FIFO queue of waiters (an intrusive doubly linked list, so that a
+ * cancelled waiter leaves in O(1)) lives here; the fields and every state operation are guarded by
+ * {@code lock}, so that a waiter cannot be queued just after the slot it needed was given back.
+ * Invariant with a private state: while anyone waits, every slot is held; a release hands its slot
+ * straight to the head of the queue (the count does not change) and only gives it back to the state
+ * when the queue is empty. With a shared state, a slot may also be freed by another process: {@link
+ * #pollLocked} then takes slots from the state for the waiters, and runs on every local call and
+ * every poll interval of a blocked thread (see {@link ConcurrencyLimit.Builder#withState}).
+ *
+ * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
+ * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
+ * future is completed after the lock is released, so that user callbacks never run under the lock;
+ * a callback that releases does not recurse, the loop already running on its thread completes the
+ * next grant. If that completion fails because the future was already cancelled or completed, the
+ * slot is granted again, so it is never leaked. Cancelling a queued future unlinks it through a
+ * {@code whenComplete} callback.
  */
 final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   /** Returned whenever a slot is free at once: shared, completed, and immune to obtrusion. */
   private static final CompletableFuture<Void> GRANTED = new GrantedFuture();
 
+  private static final int NO_WAITER = 0;
+  private static final int SYNC_WAITER = 1;
+  private static final int ASYNC_WAITER = 2;
+
   private final int max;
+  private final ConcurrencyLimitState state;
+  // Whether others may change the state, so that waiters must poll it.
+  private final boolean shared;
+  private final long pollNanos;
   private final ReentrantLock lock = new ReentrantLock();
-  private int available;
+  private int held;
   private int waiting;
   private Waiter head;
   private Waiter tail;
@@ -34,32 +50,42 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   // already running on this thread instead of recursing (a chain of waiters could be long).
   private final ThreadLocal<Boolean> completing = new ThreadLocal<>();
 
-  ConcurrencyLimitImpl(int max) {
+  ConcurrencyLimitImpl(int max, ConcurrencyLimitState state, boolean shared, long pollNanos) {
     this.max = max;
-    this.available = max;
+    this.state = state;
+    this.shared = shared;
+    this.pollNanos = pollNanos;
   }
 
   @Override
   public boolean tryAcquire() {
+    boolean toComplete = false;
+    boolean acquired;
     lock.lock();
     try {
-      if (available > 0) {
-        available--;
-        return true;
+      if (head != null) {
+        toComplete = pollLocked();
       }
-      return false;
+      // Never overtake a waiter.
+      acquired = head == null && takeLocked();
     } finally {
       lock.unlock();
     }
+    if (toComplete) {
+      completeGranted();
+    }
+    return acquired;
   }
 
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
-    boolean passedOn = false;
+    boolean toComplete = false;
     lock.lockInterruptibly();
     try {
-      if (available > 0) {
-        available--;
+      if (head != null) {
+        toComplete = pollLocked();
+      }
+      if (head == null && takeLocked()) {
         return true;
       }
       if (timeoutNanos <= 0) {
@@ -74,13 +100,18 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
             unlink(waiter);
             return false;
           }
-          remaining = waiter.condition.awaitNanos(remaining);
+          long slice = shared ? Math.min(remaining, pollNanos) : remaining;
+          // awaitNanos returns what is left of the slice, negative if it overslept.
+          remaining -= slice - waiter.condition.awaitNanos(slice);
+          if (shared && !waiter.granted) {
+            toComplete |= pollLocked();
+          }
         }
         return true;
       } catch (InterruptedException e) {
         if (waiter.granted) {
           // Granted as we were interrupted: an interrupted caller holds nothing, so pass it on.
-          passedOn = grantLocked();
+          toComplete |= grantLocked();
         } else {
           unlink(waiter);
         }
@@ -88,7 +119,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       }
     } finally {
       lock.unlock();
-      if (passedOn) {
+      if (toComplete) {
         completeGranted();
       }
     }
@@ -96,21 +127,30 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public CompletableFuture<Void> acquireAsync() {
-    AsyncWaiter waiter;
+    AsyncWaiter waiter = null;
+    boolean toComplete = false;
     lock.lock();
     try {
-      if (available > 0) {
-        available--;
-        return GRANTED;
+      if (head != null) {
+        toComplete = pollLocked();
       }
-      waiter = new AsyncWaiter();
-      link(waiter);
+      if (head != null || !takeLocked()) {
+        waiter = new AsyncWaiter();
+        link(waiter);
+      }
     } finally {
       lock.unlock();
     }
+    if (toComplete) {
+      completeGranted();
+    }
+    if (waiter == null) {
+      return GRANTED;
+    }
+    AsyncWaiter queued = waiter;
     // Registered after unlocking: if the slot was granted meanwhile, abandon() finds it unlinked.
-    waiter.future.whenComplete((ignored, failure) -> abandon(waiter));
-    return waiter.future;
+    queued.future.whenComplete((ignored, failure) -> abandon(queued));
+    return queued.future;
   }
 
   @Override
@@ -118,11 +158,16 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     boolean toComplete;
     lock.lock();
     try {
-      if (available == max) {
+      if (held == 0) {
         throw new IllegalStateException(
-            "release() without a matching acquire: all " + max + " slots are already free");
+            shared
+                ? "release() without a matching acquire: this limit holds none of its "
+                    + max
+                    + " slots"
+                : "release() without a matching acquire: all " + max + " slots are already free");
       }
       toComplete = grantLocked();
+      toComplete |= pollLocked();
     } finally {
       lock.unlock();
     }
@@ -133,12 +178,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public int available() {
-    lock.lock();
-    try {
-      return available;
-    } finally {
-      lock.unlock();
-    }
+    return Math.max(0, max - state.inUse());
   }
 
   @Override
@@ -156,29 +196,90 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     }
   }
 
+  /** Reads no shared state: with one, it shows what this limit holds. */
   @Override
   public String toString() {
     lock.lock();
     try {
-      return "ConcurrencyLimit[" + available + " of " + max + " free, " + waiting + " waiting]";
+      if (shared) {
+        return "ConcurrencyLimit["
+            + held
+            + " of "
+            + max
+            + " slots held here, "
+            + waiting
+            + " waiting, shared "
+            + state
+            + "]";
+      }
+      return "ConcurrencyLimit[" + (max - held) + " of " + max + " free, " + waiting + " waiting]";
     } finally {
       lock.unlock();
     }
   }
 
+  /** Takes a slot from the state if one is free. Caller holds the lock. */
+  private boolean takeLocked() {
+    if (state.tryAcquire(max)) {
+      held++;
+      return true;
+    }
+    return false;
+  }
+
   /**
-   * Hands one slot to the first live waiter, or to the free slots. Caller holds the lock.
+   * Hands one slot this limit holds to the first live waiter, or gives it back to the state. Caller
+   * holds the lock.
    *
    * @return whether an asynchronous waiter was granted, so that its future must be completed
    */
   private boolean grantLocked() {
+    int granted = handOffLocked();
+    if (granted == NO_WAITER) {
+      state.release();
+      held--;
+    }
+    return granted == ASYNC_WAITER;
+  }
+
+  /**
+   * With a shared state, takes slots freed elsewhere for the waiters, first come first served,
+   * while the state has any. Caller holds the lock.
+   *
+   * @return whether an asynchronous waiter was granted, so that its future must be completed
+   */
+  private boolean pollLocked() {
+    if (!shared) {
+      return false; // every slot a waiter could get is handed to it by a local release
+    }
+    boolean async = false;
+    while (head != null && takeLocked()) {
+      int granted = handOffLocked();
+      if (granted == NO_WAITER) {
+        // Only cancelled waiters were left.
+        state.release();
+        held--;
+        break;
+      }
+      async |= granted == ASYNC_WAITER;
+    }
+    return async;
+  }
+
+  /**
+   * Hands one slot this limit holds to the first live waiter. Caller holds the lock.
+   *
+   * @return {@link #SYNC_WAITER} or {@link #ASYNC_WAITER}: who got it; {@link #NO_WAITER} if nobody
+   *     waits, and the caller still holds it
+   */
+  private int handOffLocked() {
     for (Waiter waiter = head; waiter != null; waiter = head) {
       unlink(waiter);
       if (waiter instanceof SyncWaiter) {
         SyncWaiter sync = (SyncWaiter) waiter;
         sync.granted = true;
         sync.condition.signal();
-        return false;
+        return SYNC_WAITER;
       }
       AsyncWaiter async = (AsyncWaiter) waiter;
       if (async.future.isDone()) {
@@ -190,10 +291,9 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
         grantedTail.nextGranted = async;
       }
       grantedTail = async;
-      return true;
+      return ASYNC_WAITER;
     }
-    available++;
-    return false;
+    return NO_WAITER;
   }
 
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relent.CircuitBreaker.Metrics;
 import dev.relent.CircuitBreaker.State;
 import dev.relent.CircuitBreaker.Transition;
+import dev.relent.spi.CircuitBreakerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -664,6 +665,138 @@ class CircuitBreakerTest {
       assertThat(events.get(i).from()).isEqualTo(events.get(i - 1).to());
     }
     assertThat(events.get(events.size() - 1).to()).isEqualTo(cb.state(20_000));
+  }
+
+  // ---- a shared state ----------------------------------------------------------------------
+
+  /** Like {@link #small()}, on the given state, with its own listener. */
+  private static CircuitBreaker smallOn(CircuitBreakerState state, List<Transition> heard) {
+    return CircuitBreaker.builder()
+        .withCountWindow(10)
+        .withMinimumCalls(4)
+        .withOpenDuration(Duration.ofNanos(D))
+        .withHalfOpenProbes(2)
+        .withState(state)
+        .onStateChange(heard::add)
+        .build();
+  }
+
+  @Test
+  void twoBreakersSharingOneStateSeeEachOthersFailuresAndShareTheProbes() {
+    CircuitBreakerState shared = CircuitBreakerState.inMemory();
+    List<Transition> heardByA = new ArrayList<>();
+    List<Transition> heardByB = new ArrayList<>();
+    CircuitBreaker a = smallOn(shared, heardByA);
+    CircuitBreaker b = smallOn(shared, heardByB);
+    Tracked ta = track(a, 50, 4, 2, 10);
+    Tracked tb = track(b, 50, 4, 2, 10);
+
+    outcomes(a, 0, "FF");
+    outcomes(b, 0, "F");
+    assertThat(a.state(0)).isEqualTo(CLOSED);
+    outcomes(b, 0, "F"); // 4 failures between them
+
+    assertThat(a.tryAcquirePermission(0)).isEqualTo(D);
+    assertThat(a.metrics(0)).isEqualTo(new Metrics(OPEN, 4, 4, 100.0, 0, 0));
+    assertThat(a.tryAcquirePermission(D)).isZero(); // A's call makes it half-open
+    assertThat(b.tryAcquirePermission(D)).isZero();
+    assertThat(b.tryAcquirePermission(D)).isEqualTo(D); // both probe slots are out
+    assertThat(a.tryAcquirePermission(D)).isEqualTo(D);
+    a.onSuccess(D + 1);
+    b.onSuccess(D + 2);
+
+    assertThat(a.metrics(D + 2)).isEqualTo(new Metrics(CLOSED, 0, 0, 0.0, 0, 0));
+    // Each breaker tells its listeners of the transitions its own calls made.
+    assertThat(heardByA).containsExactly(new Transition(OPEN, HALF_OPEN, D));
+    assertThat(heardByB)
+        .containsExactly(new Transition(CLOSED, OPEN, 0), new Transition(HALF_OPEN, CLOSED, D + 2));
+    assertThat(a).hasToString("CircuitBreaker[CLOSED]");
+    ta.lastNow = D + 2;
+    tb.lastNow = D + 2;
+  }
+
+  @Test
+  void aBreakerWithAnotherWindowCannotShareAState() {
+    CircuitBreakerState shared = CircuitBreakerState.inMemory();
+    CircuitBreaker a = smallOn(shared, new ArrayList<>());
+    CircuitBreaker b =
+        CircuitBreaker.builder().withCountWindow(20).withMinimumCalls(4).withState(shared).build();
+    a.onFailure(0);
+
+    assertThatThrownBy(() -> b.onFailure(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "this circuit breaker state counts over the last 10 calls and cannot also count over"
+                + " the last 20 calls: give each differently configured breaker its own state");
+    assertThatThrownBy(() -> CircuitBreaker.builder().withState(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("state cannot be null");
+  }
+
+  @Test
+  void eachBuildGetsItsOwnInMemoryStateByDefault() {
+    CircuitBreaker.Builder builder =
+        CircuitBreaker.builder().withCountWindow(2).withMinimumCalls(1);
+    CircuitBreaker a = builder.build();
+    CircuitBreaker b = builder.build();
+
+    a.onFailure(0);
+
+    assertThat(a.state(0)).isEqualTo(OPEN);
+    assertThat(b.state(0)).isEqualTo(CLOSED);
+  }
+
+  @Test
+  void theStateSeesTheBuildersSettings() {
+    List<CircuitBreakerState.Config> seen = new ArrayList<>();
+    CircuitBreakerState spy =
+        new CircuitBreakerState() {
+          final CircuitBreakerState inner = CircuitBreakerState.inMemory();
+
+          @Override
+          public long tryAcquirePermission(long nowNanos, CircuitBreakerState.Config config) {
+            seen.add(config);
+            return inner.tryAcquirePermission(nowNanos, config);
+          }
+
+          @Override
+          public CircuitBreakerState.Change onSuccess(
+              long nowNanos, CircuitBreakerState.Config config) {
+            return inner.onSuccess(nowNanos, config);
+          }
+
+          @Override
+          public CircuitBreakerState.Change onFailure(
+              long nowNanos, CircuitBreakerState.Config config) {
+            return inner.onFailure(nowNanos, config);
+          }
+
+          @Override
+          public void releasePermission(CircuitBreakerState.Config config) {
+            inner.releasePermission(config);
+          }
+
+          @Override
+          public CircuitBreakerState.Snapshot snapshot(
+              long nowNanos, CircuitBreakerState.Config config) {
+            return inner.snapshot(nowNanos, config);
+          }
+        };
+    CircuitBreaker.builder().withState(spy).build().tryAcquirePermission(0);
+    CircuitBreaker.builder()
+        .withTimeWindow(Duration.ofSeconds(10))
+        .withMinimumCalls(7)
+        .withFailureRateThreshold(25.5)
+        .withOpenDuration(Duration.ofSeconds(2))
+        .withHalfOpenProbes(5)
+        .withState(spy)
+        .build()
+        .tryAcquirePermission(0);
+
+    assertThat(seen)
+        .containsExactly(
+            new CircuitBreakerState.Config(100, 0, 0, 20, 50.0, 30 * S, 3),
+            new CircuitBreakerState.Config(0, S, 10, 7, 25.5, 2 * S, 5));
   }
 
   private static void outcomes(CircuitBreaker cb, long now, String outcomes) {

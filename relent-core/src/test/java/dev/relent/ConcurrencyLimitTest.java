@@ -3,6 +3,8 @@ package dev.relent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.spi.ConcurrencyLimitState;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -311,6 +313,193 @@ class ConcurrencyLimitTest {
     // How many cancels win their race depends on scheduling (on a loaded machine possibly none),
     // so it is not asserted; each cancellation path is covered deterministically above.
     // noSlotLeaked() checks available() == 3 and waiting() == 0.
+  }
+
+  // ---- a shared state ----------------------------------------------------------------------
+
+  /** A limit of {@code max} on the given state, polling every 100 µs, checked after the test. */
+  private ConcurrencyLimit sharedLimit(int max, ConcurrencyLimitState state) {
+    ConcurrencyLimit limit =
+        ConcurrencyLimit.builder()
+            .withMaxConcurrent(max)
+            .withState(state)
+            .withPollInterval(Duration.ofNanos(100_000))
+            .build();
+    limits.add(limit);
+    return limit;
+  }
+
+  @Test
+  void twoLimitsSharingOneStateBoundTheirTotal() {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(3, shared);
+    ConcurrencyLimit b = sharedLimit(3, shared);
+
+    assertThat(a.tryAcquire()).isTrue();
+    assertThat(a.tryAcquire()).isTrue();
+    assertThat(b.tryAcquire()).isTrue();
+    assertThat(a.tryAcquire()).isFalse();
+    assertThat(b.tryAcquire()).isFalse();
+
+    assertThat(a.available()).isZero();
+    assertThat(b.available()).isZero();
+    assertThat(shared.inUse()).isEqualTo(3);
+    assertThat(a.toString())
+        .isEqualTo(
+            "ConcurrencyLimit[2 of 3 slots held here, 0 waiting, shared"
+                + " InMemoryConcurrencyLimitState[3 in use]]");
+    b.release();
+    assertThat(a.available()).isEqualTo(1);
+    assertThatThrownBy(b::release)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("release() without a matching acquire: this limit holds none of its 3 slots");
+    a.release();
+    a.release();
+  }
+
+  @Test
+  void aLocalReleaseOfASharedLimitGoesStraightToALocalWaiter() {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(2, shared);
+    ConcurrencyLimit b = sharedLimit(2, shared);
+    a.tryAcquire();
+    b.tryAcquire();
+    CompletableFuture<Void> waiter = a.acquireAsync();
+    assertThat(waiter).isNotDone();
+
+    a.release();
+
+    assertThat(waiter).isCompleted();
+    assertThat(shared.inUse()).isEqualTo(2); // the slot changed hands without leaving the count
+    a.release();
+    b.release();
+  }
+
+  @Test
+  void anAsyncWaiterNoticesASlotFreedByAnotherLimitAtTheNextLocalCall() {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(1, shared);
+    ConcurrencyLimit b = sharedLimit(1, shared);
+    b.tryAcquire();
+    CompletableFuture<Void> waiter = a.acquireAsync();
+
+    b.release(); // in another process, a's waiter would not hear of it
+    assertThat(waiter).isNotDone();
+    assertThat(a.tryAcquire()).isFalse(); // polls for the waiter, which goes first
+
+    assertThat(waiter).isCompleted();
+    assertThat(a.waiting()).isZero();
+    assertThat(b.tryAcquire()).isFalse();
+    a.release();
+  }
+
+  @Test
+  void aBlockedThreadNoticesASlotFreedByAnotherLimitWhenItPolls() throws Exception {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(1, shared);
+    ConcurrencyLimit b = sharedLimit(1, shared);
+    b.tryAcquire();
+    AtomicReference<Object> result = new AtomicReference<>();
+    Thread waiter = thread(result, () -> a.acquire(MINUTE));
+    awaitWaiting(a, 1);
+
+    b.release();
+    waiter.join();
+
+    assertThat(result.get()).isEqualTo(true);
+    assertThat(shared.inUse()).isEqualTo(1);
+    assertThat(b.tryAcquire()).isFalse();
+    a.release();
+  }
+
+  @Test
+  void aBlockedThreadOfASharedLimitStillGivesUpWhenTheTimeRunsOut() throws Exception {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(1, shared);
+    ConcurrencyLimit b = sharedLimit(1, shared);
+    b.tryAcquire();
+
+    assertThat(a.acquire(TimeUnit.MILLISECONDS.toNanos(1))).isFalse(); // about ten polls
+
+    assertThat(a.waiting()).isZero();
+    b.release();
+  }
+
+  @Test
+  void threadsOnTwoLimitsSharingOneStateNeverExceedTheirTotal() throws Exception {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit[] pair = {sharedLimit(3, shared), sharedLimit(3, shared)};
+    int threads = 4;
+    AtomicInteger held = new AtomicInteger();
+    AtomicInteger mostHeld = new AtomicInteger();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Thread> workers = new ArrayList<>();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    for (int k = 0; k < threads; k++) {
+      long seed = 2000 + k;
+      ConcurrencyLimit limit = pair[k % 2];
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  SplittableRandom random = new SplittableRandom(seed);
+                  start.await();
+                  for (int i = 0; i < 5_000; i++) {
+                    boolean got;
+                    switch (random.nextInt(3)) {
+                      case 0:
+                        got = limit.tryAcquire();
+                        break;
+                      case 1:
+                        got = limit.acquire(TimeUnit.MICROSECONDS.toNanos(200));
+                        break;
+                      default:
+                        // Never wait on an async slot here: only local calls would wake it.
+                        got = !limit.acquireAsync().cancel(random.nextBoolean());
+                    }
+                    if (got) {
+                      mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+                      Thread.onSpinWait();
+                      held.decrementAndGet();
+                      limit.release();
+                    }
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
+      workers.add(worker);
+      worker.start();
+    }
+    for (Thread worker : workers) {
+      worker.join();
+    }
+
+    assertThat(failures).isEmpty();
+    assertThat(mostHeld.get()).isBetween(1, 3);
+    assertThat(shared.inUse()).isZero();
+  }
+
+  @Test
+  void theBuilderValidatesEachValueAndNamesIt() {
+    assertThatThrownBy(() -> ConcurrencyLimit.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("maxConcurrent must be set: call withMaxConcurrent(n)");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder().withMaxConcurrent(-2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxConcurrent must be >= 1: -2");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder().withState(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("state cannot be null");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder().withPollInterval(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pollInterval must be > 0: 0 s");
+    assertThatThrownBy(() -> ConcurrencyLimit.builder().withPollInterval(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("pollInterval cannot be null");
+    ConcurrencyLimit built = ConcurrencyLimit.builder().withMaxConcurrent(2).build();
+    assertThat(built.maxConcurrent()).isEqualTo(2);
+    assertThat(built.toString()).isEqualTo("ConcurrencyLimit[2 of 2 free, 0 waiting]");
   }
 
   private interface Action {

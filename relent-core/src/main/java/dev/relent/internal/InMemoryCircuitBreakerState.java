@@ -1,0 +1,219 @@
+package dev.relent.internal;
+
+import dev.relent.CircuitBreaker.State;
+import dev.relent.spi.CircuitBreakerState;
+
+/**
+ * The default {@link CircuitBreakerState}: the reference algorithm behind one monitor.
+ *
+ * <p>Counts: a count window is a ring of the last N outcomes with a running failure count; a time
+ * window is {@link BucketedCounts} with calls as the first counter and failures as the second.
+ *
+ * <p>Concurrency: every method holds a private lock for O(1) work (sliding a time window clears at
+ * most its number of buckets), so each operation is atomic. The window is created on the first call
+ * from that call's configuration; a later call with another window is a programming error (two
+ * differently configured breakers sharing one state) and throws. Nothing is allocated per call
+ * except by {@link #snapshot}.
+ */
+public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
+  private final Object lock = new Object();
+  // Count window; null until the first call, or when a time window is used.
+  private boolean[] ring;
+  private int ringNext;
+  private int ringSize;
+  private int ringFailures;
+  // Time window; null until the first call, or when a count window is used.
+  private BucketedCounts buckets;
+
+  private State mode = State.CLOSED;
+  private long openedAt;
+  private int inFlight;
+  private int succeeded;
+
+  /** Creates a closed state with an empty window. */
+  public InMemoryCircuitBreakerState() {}
+
+  @Override
+  public long tryAcquirePermission(long nowNanos, Config config) {
+    synchronized (lock) {
+      if (mode == State.CLOSED) {
+        return 0;
+      }
+      boolean halfOpened = false;
+      if (mode == State.OPEN) {
+        long left = CircuitBreakerState.openNanosLeft(openedAt, nowNanos, config);
+        if (left > 0) {
+          return left;
+        }
+        enter(State.HALF_OPEN);
+        halfOpened = true;
+      }
+      if (inFlight + succeeded < config.halfOpenProbes()) {
+        inFlight++;
+        return halfOpened ? PERMITTED_AND_HALF_OPENED : 0;
+      }
+      return config.openDurationNanos();
+    }
+  }
+
+  @Override
+  public Change onSuccess(long nowNanos, Config config) {
+    synchronized (lock) {
+      if (mode == State.CLOSED) {
+        return record(false, nowNanos, config);
+      }
+      if (mode == State.HALF_OPEN && inFlight > 0) {
+        inFlight--;
+        succeeded++;
+        if (succeeded >= config.halfOpenProbes()) {
+          clearWindow(config);
+          enter(State.CLOSED);
+          return Change.HALF_OPEN_TO_CLOSED;
+        }
+      }
+      // Otherwise open, or half-open with no probe out: a call permitted before the breaker opened.
+      return null;
+    }
+  }
+
+  @Override
+  public Change onFailure(long nowNanos, Config config) {
+    synchronized (lock) {
+      if (mode == State.CLOSED) {
+        return record(true, nowNanos, config);
+      }
+      if (mode == State.HALF_OPEN && inFlight > 0) {
+        openedAt = nowNanos;
+        enter(State.OPEN);
+        return Change.HALF_OPEN_TO_OPEN;
+      }
+      return null;
+    }
+  }
+
+  @Override
+  public void releasePermission(Config config) {
+    synchronized (lock) {
+      if (mode == State.HALF_OPEN && inFlight > 0) {
+        inFlight--;
+      }
+    }
+  }
+
+  @Override
+  public Snapshot snapshot(long nowNanos, Config config) {
+    synchronized (lock) {
+      Change change = null;
+      if (mode == State.OPEN
+          && CircuitBreakerState.openNanosLeft(openedAt, nowNanos, config) == 0) {
+        enter(State.HALF_OPEN);
+        change = Change.OPEN_TO_HALF_OPEN;
+      }
+      long calls;
+      long failures;
+      if (window(config)) {
+        calls = ringSize;
+        failures = ringFailures;
+      } else {
+        if (mode == State.CLOSED) {
+          buckets.advance(nowNanos);
+        }
+        calls = buckets.firstTotal();
+        failures = buckets.secondTotal();
+      }
+      return new Snapshot(mode, calls, failures, inFlight, succeeded, change);
+    }
+  }
+
+  /** Returns the mode as last left, without the lazy transition (no time is known here). */
+  @Override
+  public String toString() {
+    synchronized (lock) {
+      return mode.name();
+    }
+  }
+
+  /** Records a closed-state outcome and opens if the window says so. */
+  private Change record(boolean failure, long nowNanos, Config config) {
+    long calls;
+    long failures;
+    if (window(config)) {
+      if (ringSize == ring.length) {
+        if (ring[ringNext]) {
+          ringFailures--;
+        }
+      } else {
+        ringSize++;
+      }
+      ring[ringNext] = failure;
+      if (failure) {
+        ringFailures++;
+      }
+      ringNext = ringNext + 1 == ring.length ? 0 : ringNext + 1;
+      calls = ringSize;
+      failures = ringFailures;
+    } else {
+      buckets.addFirst(nowNanos, 1);
+      if (failure) {
+        buckets.addSecond(nowNanos, 1);
+      }
+      calls = buckets.firstTotal();
+      failures = buckets.secondTotal();
+    }
+    if (CircuitBreakerState.shouldOpen(calls, failures, config)) {
+      openedAt = nowNanos;
+      enter(State.OPEN);
+      return Change.CLOSED_TO_OPEN;
+    }
+    return null;
+  }
+
+  private void clearWindow(Config config) {
+    if (window(config)) {
+      ringNext = 0;
+      ringSize = 0;
+      ringFailures = 0;
+    } else {
+      buckets.clear();
+    }
+  }
+
+  private void enter(State to) {
+    mode = to;
+    inFlight = 0;
+    succeeded = 0;
+  }
+
+  /**
+   * Creates the window on the first call and checks that later calls agree with it.
+   *
+   * @return {@code true} for a count window (the ring), {@code false} for a time window
+   */
+  private boolean window(Config config) {
+    if (ring == null && buckets == null) {
+      if (config.isCountWindow()) {
+        ring = new boolean[config.windowCalls()];
+      } else {
+        buckets = new BucketedCounts(config.bucketNanos(), config.buckets());
+      }
+    } else if (ring != null
+        ? ring.length != config.windowCalls()
+        : buckets.bucketNanos() != config.bucketNanos() || buckets.buckets() != config.buckets()) {
+      throw new IllegalArgumentException(
+          "this circuit breaker state counts over "
+              + (ring != null
+                  ? describe(ring.length, 0, 0)
+                  : describe(0, buckets.bucketNanos(), buckets.buckets()))
+              + " and cannot also count over "
+              + describe(config.windowCalls(), config.bucketNanos(), config.buckets())
+              + ": give each differently configured breaker its own state");
+    }
+    return ring != null;
+  }
+
+  private static String describe(int calls, long bucketNanos, int buckets) {
+    return calls > 0
+        ? "the last " + calls + " calls"
+        : buckets + " buckets of " + bucketNanos + " ns";
+  }
+}
