@@ -10,10 +10,14 @@ import dev.relent.spi.CircuitBreakerState;
  * window is {@link BucketedCounts} with calls as the first counter and failures as the second.
  *
  * <p>Concurrency: every method holds a private lock for O(1) work (sliding a time window clears at
- * most its number of buckets), so each operation is atomic. The window is created on the first call
- * from that call's configuration; a later call with another window is a programming error (two
- * differently configured breakers sharing one state) and throws. Nothing is allocated per call
- * except by {@link #snapshot}.
+ * most its number of buckets), so each operation is atomic, with two lock-free fast paths for a
+ * healthy breaker: a permission while closed (a transition racing with that read is the same as the
+ * call arriving just before it), and a success while closed with a full count window holding no
+ * failure (the success replaces a success and changes nothing; one skipped concurrently with a
+ * recorded failure linearizes before it). A healthy breaker shared by many threads is then
+ * read-only. The window is created on the first call from that call's configuration; a later call
+ * with another window is a programming error (two differently configured breakers sharing one
+ * state) and throws. Nothing is allocated per call except by {@link #snapshot}.
  */
 public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   private final Object lock = new Object();
@@ -25,7 +29,10 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   // Time window; null until the first call, or when a count window is used.
   private BucketedCounts buckets;
 
-  private State mode = State.CLOSED;
+  // Volatile for the lock-free reads of the fast paths; written only under the lock.
+  private volatile State mode = State.CLOSED;
+  // Closed, count window full, no failure in it: see the class comment. Written by updateQuiet().
+  private volatile boolean quiet;
   private long openedAt;
   private int inFlight;
   private int succeeded;
@@ -35,6 +42,9 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
 
   @Override
   public long tryAcquirePermission(long nowNanos, Config config) {
+    if (mode == State.CLOSED) {
+      return 0;
+    }
     synchronized (lock) {
       if (mode == State.CLOSED) {
         return 0;
@@ -58,6 +68,9 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
 
   @Override
   public Change onSuccess(long nowNanos, Config config) {
+    if (quiet) {
+      return null;
+    }
     synchronized (lock) {
       if (mode == State.CLOSED) {
         return record(false, nowNanos, config);
@@ -165,7 +178,12 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
       enter(State.OPEN);
       return Change.CLOSED_TO_OPEN;
     }
+    updateQuiet();
     return null;
+  }
+
+  private void updateQuiet() {
+    quiet = ring != null && mode == State.CLOSED && ringSize == ring.length && ringFailures == 0;
   }
 
   private void clearWindow(Config config) {
@@ -182,6 +200,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
     mode = to;
     inFlight = 0;
     succeeded = 0;
+    updateQuiet();
   }
 
   /**
