@@ -135,16 +135,20 @@ final class AsyncExecution<R> extends Execution<R> {
     }
     int attemptNumber = attempts;
     long limitNanos = attemptTimeoutNanos;
+    // A stage that is already complete (a cache hit, a refusal) needs no timer: scheduling and
+    // cancelling one would be most of the cost of such an attempt.
     Future<?> timeout =
-        x.scheduler.schedule(
-            () ->
-                stage.completeExceptionally(
-                    new TimeoutException(
-                        "attempt "
-                            + attemptNumber
-                            + " timed out after "
-                            + Durations.format(limitNanos))),
-            limitNanos);
+        stage.isDone()
+            ? null
+            : x.scheduler.schedule(
+                () ->
+                    stage.completeExceptionally(
+                        new TimeoutException(
+                            "attempt "
+                                + attemptNumber
+                                + " timed out after "
+                                + Durations.format(limitNanos))),
+                limitNanos);
     synchronized (this) {
       inFlight = stage;
       timer = timeout;
@@ -154,7 +158,9 @@ final class AsyncExecution<R> extends Execution<R> {
     }
     stage.whenComplete(
         (result, thrown) -> {
-          timeout.cancel(false);
+          if (timeout != null) {
+            timeout.cancel(false);
+          }
           synchronized (this) {
             inFlight = null;
           }

@@ -12,12 +12,13 @@ import java.util.function.Consumer;
  * passed, lazily--> HALF_OPEN --all probes succeeded--> CLOSED}, and {@code HALF_OPEN --a probe
  * failed--> OPEN}.
  *
- * <p>Concurrency: all fields are guarded by {@code lock}; every public method is one critical
- * section of O(1) work (advancing a time window clears at most 10 buckets). Transitions are queued
- * under the lock and delivered after it is released by whichever thread finds no delivery in
- * progress, so listeners see them one at a time and in order, may call back into the breaker, and
- * never run under the lock. Without listeners no transition object is created, and the success path
- * allocates nothing.
+ * <p>Concurrency: all fields are guarded by {@code lock} ({@code state} is also volatile, so that
+ * {@link #tryAcquirePermission} permits a call while closed without taking the lock); every public
+ * method is at most one critical section of O(1) work (advancing a time window clears at most 10
+ * buckets). Transitions are queued under the lock and delivered after it is released by whichever
+ * thread finds no delivery in progress, so listeners see them one at a time and in order, may call
+ * back into the breaker, and never run under the lock. Without listeners no transition object is
+ * created, and the success path allocates nothing.
  *
  * <p>Counts: a count window is a ring of the last N outcomes with a running failure count; a time
  * window is {@link BucketedCounts} with calls as the first counter and failures as the second.
@@ -41,10 +42,18 @@ final class CircuitBreakerImpl implements CircuitBreaker {
   // Time window (null when a count window is used).
   private final BucketedCounts buckets;
 
-  private State state = State.CLOSED;
+  // Volatile for the lock-free read in tryAcquirePermission; written only under the lock.
+  private volatile State state = State.CLOSED;
   private long openedAt;
   private int probesInFlight;
   private int probesSucceeded;
+  // Count window only: closed, the window full and no failure in it. A success then changes
+  // nothing: it replaces a success, and while every slot holds the same outcome the ring's position
+  // does not matter (a later failure leaves after exactly N more outcomes wherever it lands). So
+  // onSuccess returns without the lock or any write, and a healthy breaker shared by many threads
+  // is read-only. A success skipped concurrently with a recorded failure linearizes before it.
+  // Written only under the lock, by updateQuiet().
+  private volatile boolean quiet;
   private final ArrayDeque<Transition> pending = new ArrayDeque<>();
   private boolean delivering;
 
@@ -66,6 +75,11 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public long tryAcquirePermission(long nowNanos) {
+    // Closed permits every call and changes nothing, so it needs no lock: a transition racing with
+    // this read is the same as the call arriving just before it.
+    if (state == State.CLOSED) {
+      return 0;
+    }
     long result;
     synchronized (lock) {
       if (state == State.CLOSED) {
@@ -91,6 +105,9 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public void onSuccess(long nowNanos) {
+    if (quiet) {
+      return;
+    }
     synchronized (lock) {
       if (state == State.CLOSED) {
         record(false, nowNanos);
@@ -218,6 +235,11 @@ final class CircuitBreakerImpl implements CircuitBreaker {
       openedAt = nowNanos;
       transition(State.OPEN, nowNanos);
     }
+    updateQuiet();
+  }
+
+  private void updateQuiet() {
+    quiet = ring != null && state == State.CLOSED && ringSize == ring.length && ringFailures == 0;
   }
 
   private void clearWindow() {
@@ -235,6 +257,7 @@ final class CircuitBreakerImpl implements CircuitBreaker {
     state = to;
     probesInFlight = 0;
     probesSucceeded = 0;
+    updateQuiet();
     if (notify) {
       pending.add(new Transition(from, to, nowNanos));
     }
