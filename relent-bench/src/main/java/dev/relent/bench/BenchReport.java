@@ -145,7 +145,7 @@ public final class BenchReport {
         .append("| guard call | Relent | Resilience4j | Failsafe | baseline | Relent / R4j |")
         .append(" goal ≥ 2 |\n")
         .append("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
-    for (String method : List.of("pacerAcquire", "breakerRecord")) {
+    for (String method : List.of("pacerAcquire", "breakerRecord", "breakerRecordNoClock")) {
       Map<String, Double> score = new HashMap<>();
       for (Jmh row : rows) {
         if (row.method.equals(method) && !row.secondary) {

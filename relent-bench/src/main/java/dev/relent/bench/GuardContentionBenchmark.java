@@ -19,11 +19,21 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Throughput of two threads hammering one shared guard: a rate limiter's acquire (limit never
- * reached) and a circuit breaker's permission plus success record, configured as in {@link
- * Pipelines}. Relent's guards take {@code now} from the executor, so its calls include one ticker
- * read each; Resilience4j's and Failsafe's read their clocks themselves (the breaker calls here
- * give them no clock read at all, which favours them).
+ * Throughput of two threads hammering one shared guard, configured as in {@link Pipelines}: a rate
+ * limiter's acquire (limit never reached), and a circuit breaker's permission plus success record.
+ *
+ * <ul>
+ *   <li>{@code pacerAcquire}: one clock read each. Relent's pacer takes {@code now} from its
+ *       executor's ticker; Resilience4j's and Failsafe's rate limiters read their clocks
+ *       themselves.
+ *   <li>{@code breakerRecord}: the calls each library's own executor makes around one attempt.
+ *       Relent's executor reads its ticker once per attempt and hands {@code now} to every guard
+ *       (counted here in full); Resilience4j's decorator reads its clock before and after the
+ *       attempt to time it ({@code getCurrentTimestamp()}, twice) and reports the duration;
+ *       Failsafe's breaker reads no clock.
+ *   <li>{@code breakerRecordNoClock}: the guard alone, no clock read for anyone (Relent gets a
+ *       fixed {@code now}).
+ * </ul>
  *
  * <p>Run (bench/run.sh does, with these settings):
  *
@@ -47,6 +57,7 @@ public class GuardContentionBenchmark {
 
   private LongSupplier acquire;
   private LongSupplier record;
+  private LongSupplier recordNoClock;
 
   /** Builds one shared rate limiter and one shared breaker, outside the measurement. */
   @Setup
@@ -67,6 +78,15 @@ public class GuardContentionBenchmark {
                 }
                 return refusal;
               };
+          long fixedNow = ticker.read();
+          recordNoClock =
+              () -> {
+                long refusal = breaker.tryAcquirePermission(fixedNow);
+                if (refusal == 0) {
+                  breaker.onSuccess(fixedNow);
+                }
+                return refusal;
+              };
           break;
         }
       case "resilience4j":
@@ -77,6 +97,16 @@ public class GuardContentionBenchmark {
               Pipelines.resilience4jBreaker();
           acquire = () -> limiter.acquirePermission() ? 0 : 1;
           record =
+              () -> {
+                if (breaker.tryAcquirePermission()) {
+                  long start = breaker.getCurrentTimestamp();
+                  breaker.onSuccess(
+                      breaker.getCurrentTimestamp() - start, breaker.getTimestampUnit());
+                  return 0;
+                }
+                return 1;
+              };
+          recordNoClock =
               () -> {
                 if (breaker.tryAcquirePermission()) {
                   breaker.onSuccess(0, TimeUnit.NANOSECONDS);
@@ -99,11 +129,13 @@ public class GuardContentionBenchmark {
                 }
                 return 1;
               };
+          recordNoClock = record;
           break;
         }
       case "baseline":
         acquire = () -> 0;
         record = () -> 0;
+        recordNoClock = record;
         break;
       default:
         throw new IllegalArgumentException(
@@ -122,12 +154,22 @@ public class GuardContentionBenchmark {
   }
 
   /**
-   * One breaker permission and success record.
+   * One breaker permission and success record, as the library's executor makes them.
    *
    * @return 0 when permitted, consumed by JMH
    */
   @Benchmark
   public long breakerRecord() {
     return record.getAsLong();
+  }
+
+  /**
+   * One breaker permission and success record, without any clock read.
+   *
+   * @return 0 when permitted, consumed by JMH
+   */
+  @Benchmark
+  public long breakerRecordNoClock() {
+    return recordNoClock.getAsLong();
   }
 }

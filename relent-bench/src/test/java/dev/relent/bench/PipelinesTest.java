@@ -200,6 +200,7 @@ class PipelinesTest {
       for (int i = 0; i < 1000; i++) {
         assertThat(benchmark.pacerAcquire()).as(library + " acquire").isZero();
         assertThat(benchmark.breakerRecord()).as(library + " record").isZero();
+        assertThat(benchmark.breakerRecordNoClock()).as(library + " record").isZero();
       }
     }
   }
