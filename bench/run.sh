@@ -6,17 +6,17 @@
 #   4. relent-mockserver vs WireMock 3 under the same keep-alive load from wrk (loopback only).
 # Results go to relent-bench/target/bench-results/ (summary.md holds the ratios).
 #
-# Settings (environment): FORKS (1), WARMUPS (3), ITERATIONS (5) for JMH, in 1 s iterations;
+# Settings (environment): FORKS (2), WARMUPS (2), ITERATIONS (3) for JMH, in 1 s iterations;
 # WRK_SECONDS (10) per round, ROUNDS (3) alternating rounds per server, CONNECTIONS (64).
 # QUICK=1 runs everything very briefly, to check that the script works (not for figures).
-# Takes about 10 minutes with the defaults on a 2-core machine. Needs root for apt-get if wrk is
+# Takes about 12 minutes with the defaults on a 2-core machine. Needs root for apt-get if wrk is
 # missing. Every server binds 127.0.0.1 only and every load run is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FORKS=${FORKS:-1}
-WARMUPS=${WARMUPS:-3}
-ITERATIONS=${ITERATIONS:-5}
+FORKS=${FORKS:-2}
+WARMUPS=${WARMUPS:-2}
+ITERATIONS=${ITERATIONS:-3}
 WRK_SECONDS=${WRK_SECONDS:-10}
 ROUNDS=${ROUNDS:-3}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -27,12 +27,21 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 fi
 
 OUT=relent-bench/target/bench-results
+PIDS=()
 JAR=relent-bench/target/benchmarks.jar
 WIREMOCK_JAR=relent-bench/target/wiremock/wiremock-standalone.jar
 
 run() {
   echo "+ $*" >&2
   "$@"
+}
+# Starts a server in the background; its own PID goes to PIDS (not a subshell's), for cleanup.
+start() {
+  local log=$1
+  shift
+  echo "+ $* >$log &" >&2
+  "$@" >"$log" 2>&1 &
+  PIDS+=($!)
 }
 
 echo "== $(date -u +%FT%TZ) on $(nproc) cores; load:$(uptime | sed 's/.*load average://')"
@@ -81,25 +90,24 @@ wait_for() {
   echo "nothing listens on port $1 after 30 s" >&2
   return 1
 }
-PIDS=()
 cleanup() {
   local pid
   for pid in "${PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
   done
+  PIDS=()
 }
 trap cleanup EXIT
 
 RELENT_PORT=$(free_port 18180)
-run java -Xmx1g -cp "$JAR" dev.relent.mockserver.MockServerMain bench/mock-scenario.json \
-  --host 127.0.0.1 --port "$RELENT_PORT" >"$OUT/relent-mock.log" 2>&1 &
-PIDS+=($!)
+start "$OUT/relent-mock.log" java -Xmx1g -cp "$JAR" dev.relent.mockserver.MockServerMain \
+  bench/mock-scenario.json --host 127.0.0.1 --port "$RELENT_PORT"
 WIREMOCK_PORT=$(free_port $((RELENT_PORT + 1)))
 # The same bounded journal as the mock server's default (10 000 entries).
-run java -Xmx1g -jar "$WIREMOCK_JAR" --bind-address 127.0.0.1 --port "$WIREMOCK_PORT" \
-  --root-dir bench/wiremock --max-request-journal-entries 10000 --disable-banner \
-  >"$OUT/wiremock.log" 2>&1 &
-PIDS+=($!)
+start "$OUT/wiremock.log" java -Xmx1g -jar "$WIREMOCK_JAR" --bind-address 127.0.0.1 \
+  --port "$WIREMOCK_PORT" --root-dir bench/wiremock --max-request-journal-entries 10000 \
+  --disable-banner
 wait_for "$RELENT_PORT"
 wait_for "$WIREMOCK_PORT"
 for port in "$RELENT_PORT" "$WIREMOCK_PORT"; do
@@ -125,7 +133,6 @@ for round in $(seq 1 "$ROUNDS"); do
   WIREMOCK_RUNS+=("$OUT/wrk-wiremock-$round.txt")
 done
 cleanup
-PIDS=()
 
 join() {
   local IFS=,
