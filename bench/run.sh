@@ -59,10 +59,10 @@ mkdir -p "$OUT"
 JMH_OPTS=(-f "$FORKS" -wi "$WARMUPS" -i "$ITERATIONS" -w "$JMH_TIME" -r "$JMH_TIME")
 
 echo "== 1. per-call overhead"
-run java -jar "$JAR" OverheadBenchmark "${JMH_OPTS[@]}" -prof gc -rf csv -rff "$OUT/overhead.csv" \
+run java -jar "$JAR" OverheadBenchmark "${JMH_OPTS[@]}" -prof gc -rf json -rff "$OUT/overhead.json" \
   >"$OUT/overhead.log"
 echo "== 2. contended guards, 2 threads; load:$(uptime | sed 's/.*load average://')"
-run java -jar "$JAR" GuardContentionBenchmark "${JMH_OPTS[@]}" -rf csv -rff "$OUT/contention.csv" \
+run java -jar "$JAR" GuardContentionBenchmark "${JMH_OPTS[@]}" -rf json -rff "$OUT/contention.json" \
   >"$OUT/contention.log"
 echo "== 3. scale"
 run java -Xmx256m -cp "$JAR" dev.relent.bench.ScaleCheck 100000 | tee "$OUT/scale.txt"
@@ -141,6 +141,6 @@ join() {
 echo "== done; load:$(uptime | sed 's/.*load average://')"
 echo
 java -cp "$JAR" dev.relent.bench.BenchReport \
-  overhead="$OUT/overhead.csv" contention="$OUT/contention.csv" scale="$OUT/scale.txt" \
+  overhead="$OUT/overhead.json" contention="$OUT/contention.json" scale="$OUT/scale.txt" \
   wrk-relent="$(join "${RELENT_RUNS[@]}")" wrk-wiremock="$(join "${WIREMOCK_RUNS[@]}")" \
   | tee "$OUT/summary.md"

@@ -1,5 +1,7 @@
 package dev.relent.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +21,7 @@ import java.util.regex.Pattern;
  * tables: JMH's CSV files, the scale check's line and wrk's reports.
  *
  * <p>Arguments are {@code key=path} pairs, each optional: {@code overhead=}, {@code contention=}
- * (JMH {@code -rf csv} files), {@code scale=} (the output of {@link ScaleCheck}), {@code
+ * (JMH {@code -rf json} files), {@code scale=} (the output of {@link ScaleCheck}), {@code
  * wrk-relent=} and {@code wrk-wiremock=} (comma-separated wrk reports, one per round; the median
  * round counts).
  */
@@ -75,7 +77,8 @@ public final class BenchReport {
 
   static String overhead(List<Jmh> rows) {
     StringBuilder out = new StringBuilder();
-    out.append("### Per-call overhead (ns/op, baseline subtracted; allocation in B/op)\n\n")
+    out.append(
+            "### Per-call overhead (ns/op, best iteration, baseline subtracted; allocation in B/op)\n\n")
         .append("| call | baseline ns | Relent | Resilience4j | Failsafe | Relent / faster peer")
         .append(" | goal ≤ 0.33 | Relent B/op | R4j B/op | Failsafe B/op |\n")
         .append("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |\n");
@@ -141,7 +144,8 @@ public final class BenchReport {
 
   static String contention(List<Jmh> rows) {
     StringBuilder out = new StringBuilder();
-    out.append("### Contended throughput, 2 threads on one shared guard (ops/µs)\n\n")
+    out.append(
+            "### Contended throughput, 2 threads on one shared guard (ops/µs, best iteration)\n\n")
         .append("| guard call | Relent | Resilience4j | Failsafe | baseline | Relent / R4j |")
         .append(" goal ≥ 2 |\n")
         .append("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -286,7 +290,7 @@ public final class BenchReport {
     return String.format(Locale.ROOT, "%.2f", value);
   }
 
-  /** One row of a JMH CSV result: a primary score or a profiler's secondary one. */
+  /** One figure of a JMH result: a primary score or a profiler's secondary one. */
   static final class Jmh {
     final String method;
     final String label;
@@ -309,54 +313,38 @@ public final class BenchReport {
       return colon < 0 ? benchmark.length() - 1 : colon;
     }
 
-    /** Parses JMH's {@code -rf csv} output. */
-    static List<Jmh> parse(String csv) {
-      String[] lines = csv.split("\r?\n");
-      List<String> header = fields(lines[0]);
-      int benchmark = header.indexOf("Benchmark");
-      int score = header.indexOf("Score");
+    /**
+     * Parses JMH's {@code -rf json} output. The primary score is the <em>best</em> measurement
+     * iteration (the fastest for a time, the highest for a throughput): on a shared machine other
+     * work only ever adds time, so the best of several iterations is the steadiest estimate. The
+     * allocation per operation ({@code -prof gc}) is the mean: it does not vary with load.
+     */
+    static List<Jmh> parse(String json) throws IOException {
       List<Jmh> rows = new ArrayList<>();
-      for (int i = 1; i < lines.length; i++) {
-        if (lines[i].isBlank()) {
-          continue;
-        }
-        List<String> fields = fields(lines[i]);
+      for (JsonNode result : new ObjectMapper().readTree(json)) {
+        String benchmark = result.path("benchmark").asText();
         Map<String, String> params = new HashMap<>();
-        for (int c = 0; c < header.size(); c++) {
-          if (header.get(c).startsWith("Param: ")) {
-            params.put(header.get(c).substring(7), fields.get(c));
-          }
+        for (Map.Entry<String, JsonNode> param : result.path("params").properties()) {
+          params.put(param.getKey(), param.getValue().asText());
         }
-        rows.add(new Jmh(fields.get(benchmark), parseScore(fields.get(score)), params));
+        JsonNode primary = result.path("primaryMetric");
+        boolean throughput = result.path("mode").asText().equals("thrpt");
+        double best =
+            primary
+                .path("scorePercentiles")
+                .path(throughput ? "100.0" : "0.0")
+                .asDouble(Double.NaN);
+        rows.add(new Jmh(benchmark, best, params));
+        JsonNode allocation = result.path("secondaryMetrics").path("gc.alloc.rate.norm");
+        if (!allocation.isMissingNode()) {
+          rows.add(
+              new Jmh(
+                  benchmark + ":gc.alloc.rate.norm",
+                  allocation.path("score").asDouble(Double.NaN),
+                  params));
+        }
       }
       return rows;
-    }
-
-    private static double parseScore(String text) {
-      try {
-        return Double.parseDouble(text);
-      } catch (NumberFormatException e) {
-        return Double.NaN;
-      }
-    }
-
-    private static List<String> fields(String line) {
-      List<String> fields = new ArrayList<>();
-      StringBuilder field = new StringBuilder();
-      boolean quoted = false;
-      for (int i = 0; i < line.length(); i++) {
-        char c = line.charAt(i);
-        if (c == '"') {
-          quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-          fields.add(field.toString());
-          field.setLength(0);
-        } else {
-          field.append(c);
-        }
-      }
-      fields.add(field.toString());
-      return fields;
     }
   }
 

@@ -39,14 +39,17 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <pre>
  * ./mvnw -B -q -pl relent-bench -am package -DskipTests
- * java -jar relent-bench/target/benchmarks.jar GuardContentionBenchmark -rf csv -rff contention.csv
+ * java -jar relent-bench/target/benchmarks.jar GuardContentionBenchmark -rf json -rff contention.json
  * </pre>
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+// The same collector and fixed heap for every library: fewer, shorter pauses on a shared machine.
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+UseParallelGC"})
 @Threads(2)
 @State(Scope.Benchmark)
 public class GuardContentionBenchmark {

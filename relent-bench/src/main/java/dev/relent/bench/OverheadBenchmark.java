@@ -25,14 +25,17 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <pre>
  * ./mvnw -B -q -pl relent-bench -am package -DskipTests
- * java -jar relent-bench/target/benchmarks.jar OverheadBenchmark -prof gc -rf csv -rff overhead.csv
+ * java -jar relent-bench/target/benchmarks.jar OverheadBenchmark -prof gc -rf json -rff overhead.json
  * </pre>
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+// The same collector and fixed heap for every library: fewer, shorter pauses on a shared machine.
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+UseParallelGC"})
 @State(Scope.Thread)
 public class OverheadBenchmark {
 

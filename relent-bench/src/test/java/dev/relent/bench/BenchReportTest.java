@@ -9,50 +9,77 @@ import org.junit.jupiter.api.Test;
 /** The ratios are computed from JMH's, the scale check's and wrk's own output formats. */
 class BenchReportTest {
 
-  private static String row(String method, String lib, String outcome, String pipe, double s) {
-    return "\"dev.relent.bench.OverheadBenchmark."
-        + method
-        + "\",\"avgt\",1,5,"
-        + s
-        + ",1.0,\""
-        + (method.contains(":") ? "B/op" : "ns/op")
-        + "\","
-        + lib
-        + ","
-        + outcome
-        + ","
-        + pipe
-        + "\n";
+  /** One JMH JSON result: best/worst iteration as percentiles 0 and 100, and an allocation. */
+  private static String result(
+      String benchmark, String mode, String params, double min, double max, double bytes) {
+    return "{\"benchmark\": \"dev.relent.bench."
+        + benchmark
+        + "\", \"mode\": \""
+        + mode
+        + "\", \"params\": {"
+        + params
+        + "}, \"primaryMetric\": {\"score\": "
+        + (min + max) / 2
+        + ", \"scorePercentiles\": {\"0.0\": "
+        + min
+        + ", \"100.0\": "
+        + max
+        + "}}"
+        + (Double.isNaN(bytes)
+            ? ""
+            : ", \"secondaryMetrics\": {\"gc.alloc.rate.norm\": {\"score\": " + bytes + "}}")
+        + "}";
+  }
+
+  private static String overhead(String library, double min, double bytes) {
+    return result(
+        "OverheadBenchmark.sync",
+        "avgt",
+        "\"library\": \"" + library + "\", \"outcome\": \"success\", \"pipeline\": \"full\"",
+        min,
+        min * 3,
+        bytes);
   }
 
   @Test
-  void overheadSubtractsTheBaselineAndComparesWithTheFasterPeer() {
-    String csv =
-        "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\",\"Score Error (99.9%)\","
-            + "\"Unit\",\"Param: library\",\"Param: outcome\",\"Param: pipeline\"\n"
-            + row("sync", "baseline", "success", "full", 2)
-            + row("sync", "relent", "success", "full", 32)
-            + row("sync", "resilience4j", "success", "full", 152)
-            + row("sync", "failsafe", "success", "full", 302)
-            + row("sync:gc.alloc.rate.norm", "relent", "success", "full", 0.0001)
-            + row("sync:gc.alloc.rate.norm", "resilience4j", "success", "full", 184)
-            + row("sync:gc.alloc.rate.norm", "failsafe", "success", "full", 608);
-    String report = BenchReport.overhead(BenchReport.Jmh.parse(csv));
+  void overheadTakesTheBestIterationSubtractsTheBaselineAndComparesWithTheFasterPeer()
+      throws Exception {
+    String json =
+        "["
+            + String.join(
+                ",",
+                overhead("baseline", 2, 0.00001),
+                overhead("relent", 32, 0.0001),
+                overhead("resilience4j", 152, 184),
+                overhead("failsafe", 302, 608))
+            + "]";
+    String report = BenchReport.overhead(BenchReport.Jmh.parse(json));
     assertThat(report)
         .contains("| sync full success | 2.0 | 30.0 | 150 | 300 | 0.20 | met | 0.0 | 184 | 608 |")
         .contains("Relent sync success path, full pipeline: 0.0 B/op (goal 0 B/op: met)");
   }
 
   @Test
-  void contentionComparesWithResilience4j() {
-    String csv =
-        "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\",\"Score Error (99.9%)\","
-            + "\"Unit\",\"Param: library\"\n"
-            + "\"dev.relent.bench.GuardContentionBenchmark.pacerAcquire\",\"thrpt\",2,5,30.0,1,"
-            + "\"ops/us\",relent\n"
-            + "\"dev.relent.bench.GuardContentionBenchmark.pacerAcquire\",\"thrpt\",2,5,20.0,1,"
-            + "\"ops/us\",resilience4j\n";
-    assertThat(BenchReport.contention(BenchReport.Jmh.parse(csv)))
+  void contentionTakesTheHighestIterationAndComparesWithResilience4j() throws Exception {
+    String json =
+        "["
+            + result(
+                "GuardContentionBenchmark.pacerAcquire",
+                "thrpt",
+                "\"library\": \"relent\"",
+                10,
+                30,
+                Double.NaN)
+            + ","
+            + result(
+                "GuardContentionBenchmark.pacerAcquire",
+                "thrpt",
+                "\"library\": \"resilience4j\"",
+                5,
+                20,
+                Double.NaN)
+            + "]";
+    assertThat(BenchReport.contention(BenchReport.Jmh.parse(json)))
         .contains("| pacerAcquire | 30.0 | 20.0 | ? | ? | 1.50 | missed |");
   }
 
