@@ -37,12 +37,12 @@ import java.util.function.Consumer;
  * <b>3</b> half-open probes. A time window ({@link Builder#withTimeWindow}) is made of 10 buckets
  * of a tenth of its length each, so a call counts for between 0.9 and 1.0 windows.
  *
- * <p>Thread-safe: each method is one short critical section on a private lock and, on the success
- * path, allocates nothing. State-change listeners run after the transition, outside the lock, one
- * at a time and in the order of the transitions. The breaker never waits and never reads time:
- * {@code now} is the executor's {@link dev.relent.spi.Ticker} reading. Its state is kept in memory
- * only: a breaker judges the health of a downstream as this process sees it, and keeping it in a
- * shared store would add a round trip to every outcome.
+ * <p>Thread-safe: each method is at most one short critical section on a private lock and, on the
+ * success path, allocates nothing. State-change listeners run after the transition, outside the
+ * lock, one at a time and in the order of the transitions. The breaker never waits and never reads
+ * time: {@code now} is the executor's {@link dev.relent.spi.Ticker} reading. Its state is kept in
+ * memory only: a breaker judges the health of a downstream as this process sees it, and keeping it
+ * in a shared store would add a round trip to every outcome.
  */
 public interface CircuitBreaker {
 
