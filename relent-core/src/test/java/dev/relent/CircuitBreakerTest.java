@@ -334,6 +334,65 @@ class CircuitBreakerTest {
   }
 
   @Test
+  void aWindowFullOfSuccessesKeepsExactCountsWhenSuccessesSkipTheLock() {
+    CircuitBreaker cb =
+        track(CircuitBreaker.builder().withCountWindow(4).withMinimumCalls(4).build(), 50, 4, 3, 4)
+            .breaker;
+    outcomes(cb, 0, "SSSS" + "SSS"); // full of successes: the last three take the lock-free path
+    outcomes(cb, 0, "F");
+    assertThat(cb.metrics(0)).isEqualTo(new Metrics(CLOSED, 4, 1, 25.0, 0, 0));
+    outcomes(cb, 0, "SSS"); // the failure is still one of the last four
+    assertThat(cb.metrics(0)).isEqualTo(new Metrics(CLOSED, 4, 1, 25.0, 0, 0));
+    outcomes(cb, 0, "S");
+    assertThat(cb.metrics(0)).isEqualTo(new Metrics(CLOSED, 4, 0, 0.0, 0, 0));
+    outcomes(cb, 0, "SSFF");
+    assertThat(cb.metrics(0)).isEqualTo(new Metrics(OPEN, 4, 2, 50.0, 0, 0));
+  }
+
+  @Test
+  void countWindowsAgreeWithAListOfTheLastOutcomes() {
+    // Property: over random breakers and outcome sequences, the count window (with its lock-free
+    // path for a window full of successes) matches a plain list of the last N outcomes.
+    SplittableRandom random = new SplittableRandom(20_261_130);
+    for (int run = 0; run < 500; run++) {
+      int window = 1 + random.nextInt(8);
+      int minimum = 1 + random.nextInt(window);
+      double threshold = new double[] {10, 50, 90, 100}[random.nextInt(4)];
+      double failureChance = random.nextDouble() * 0.3;
+      CircuitBreaker cb =
+          CircuitBreaker.builder()
+              .withCountWindow(window)
+              .withMinimumCalls(minimum)
+              .withFailureRateThreshold(threshold)
+              .build();
+      java.util.ArrayDeque<Boolean> model = new java.util.ArrayDeque<>();
+      for (int step = 0; step < 200; step++) {
+        boolean failure = random.nextDouble() < failureChance;
+        assertThat(cb.tryAcquirePermission(0)).isZero();
+        if (failure) {
+          cb.onFailure(0);
+        } else {
+          cb.onSuccess(0);
+        }
+        model.addLast(failure);
+        if (model.size() > window) {
+          model.removeFirst();
+        }
+        long failures = model.stream().filter(f -> f).count();
+        boolean opens = model.size() >= minimum && failures * 100.0 >= threshold * model.size();
+        Metrics m = cb.metrics(0);
+        String where = "run " + run + " step " + step + " window " + model;
+        assertThat(m.calls()).as(where).isEqualTo(model.size());
+        assertThat(m.failures()).as(where).isEqualTo(failures);
+        assertThat(m.state()).as(where).isEqualTo(opens ? OPEN : CLOSED);
+        if (opens) {
+          break;
+        }
+      }
+    }
+  }
+
+  @Test
   void timeWindowCountsTheLastTenSecondsInOneSecondBuckets() {
     Tracked t =
         track(
