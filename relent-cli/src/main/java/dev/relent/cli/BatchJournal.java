@@ -15,6 +15,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
@@ -59,6 +63,13 @@ final class BatchJournal implements Closeable {
 
   private final Path file;
   private final FileChannel channel;
+  private final ExecutorService writer =
+      Executors.newSingleThreadExecutor(
+          task -> {
+            Thread t = new Thread(task, "relent-journal");
+            t.setDaemon(true);
+            return t;
+          });
   private final FileLock lock;
   private final Map<String, Key> keys;
   private final Map<String, Map<String, Object>> done;
@@ -251,12 +262,21 @@ final class BatchJournal implements Closeable {
    */
   synchronized void append(Map<String, Object> record) throws IOException {
     byte[] line = (JsonTree.write(record) + "\n").getBytes(StandardCharsets.UTF_8);
-    ByteBuffer b = ByteBuffer.wrap(line);
-    long at = channel.size();
-    while (b.hasRemaining()) {
-      at += channel.write(b, at);
-    }
-    channel.force(false);
+    // A FileChannel is closed for good when a thread blocked in it is interrupted, and Ctrl-C
+    // interrupts the workers still on the wire after their grace. So the bytes are written by the
+    // journal's own thread, which nobody interrupts, while the caller waits for it uninterruptibly.
+    Future<?> written =
+        writer.submit(
+            () -> {
+              ByteBuffer b = ByteBuffer.wrap(line);
+              long at = channel.size();
+              while (b.hasRemaining()) {
+                at += channel.write(b, at);
+              }
+              channel.force(false);
+              return null;
+            });
+    awaitUninterruptibly(written);
     Object type = record.get("rec");
     if ("done".equals(type)) {
       @SuppressWarnings("unchecked")
@@ -304,8 +324,32 @@ final class BatchJournal implements Closeable {
     return file;
   }
 
+  private static void awaitUninterruptibly(Future<?> written) throws IOException {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          written.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof IOException) {
+            throw (IOException) e.getCause();
+          }
+          throw new IOException("cannot write the journal", e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   @Override
   public synchronized void close() throws IOException {
+    writer.shutdown();
     try {
       if (lock.isValid()) {
         lock.release();

@@ -365,12 +365,15 @@ final class BatchRun {
       workers.add(t);
       t.start();
     }
+    // Ctrl-C: attempts on the wire get one grace of about 2 s in all (20 joins of 100 ms, real
+    // time like the attempts themselves), then every worker still running is cut off.
+    int graceLeft = 20;
+    boolean cutOff = false;
     for (Thread t : workers) {
       while (t.isAlive()) {
         t.join(100);
-        if (stop.get() == Stop.INTERRUPTED) {
-          // Ctrl-C: attempts on the wire get a short grace, then are cut off.
-          t.join(2_000);
+        if (stop.get() == Stop.INTERRUPTED && !cutOff && graceLeft-- <= 0) {
+          cutOff = true;
           for (Thread w : workers) {
             w.interrupt();
           }
