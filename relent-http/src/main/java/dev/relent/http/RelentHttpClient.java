@@ -1,29 +1,16 @@
 package dev.relent.http;
 
 import dev.relent.AttemptContext;
-import dev.relent.CircuitBreaker;
-import dev.relent.ConcurrencyLimit;
-import dev.relent.Pacer;
 import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
-import dev.relent.RelentListener;
-import dev.relent.RetryBudget;
-import dev.relent.RetryPolicy;
-import dev.relent.RetryPolicyConfig;
-import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
 import dev.relent.spi.Scheduler;
-import dev.relent.spi.Sleeper;
-import dev.relent.spi.Ticker;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpTimeoutException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -31,8 +18,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link HttpClient} that retries what should be retried and never what must not be: {@code send}
@@ -89,7 +74,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RelentHttpClient {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
-  public static final int DEFAULT_MAX_BUFFERED_BODY = 64 * 1024;
+  public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
   private final HttpClient client;
   private final HttpOutcomes<HttpResponse<?>> outcomes;
@@ -97,45 +82,17 @@ public final class RelentHttpClient {
   private final boolean keyWrites;
   private final int maxBufferedBody;
 
-  private RelentHttpClient(Builder b) {
-    this.client = b.client;
-    this.keyWrites = b.keyWrites;
-    this.maxBufferedBody = b.maxBufferedBody;
-    this.outcomes =
-        HttpOutcomes.builder(ResponseAccess.jdk())
-            .withDecisionTable(b.table)
-            .withServerHints(b.hints)
-            .withRedactor(b.redactor)
-            .withClock(b.clock)
-            .build();
-    RetryPolicy<HttpResponse<?>> policy =
-        outcomes.applyTo(RetryPolicy.builder(b.policy.config())).build();
-    RelentExecutor.Builder<HttpResponse<?>> x =
-        RelentExecutor.builder(policy)
-            .withTicker(b.ticker)
-            .withClock(b.clock)
-            .withSleeper(b.sleeper)
-            .withScheduler(b.scheduler)
-            .withRandom(b.random);
-    if (b.breaker != null) {
-      x.withCircuitBreaker(b.breaker);
-    }
-    if (b.budget != null) {
-      x.withRetryBudget(b.budget);
-    }
-    if (b.pacer != null) {
-      x.withPacer(b.pacer);
-    }
-    if (b.limit != null) {
-      x.withConcurrencyLimit(b.limit);
-    }
-    if (b.logger != null) {
-      x.onEvent(outcomes.logger(b.logger));
-    }
-    for (RelentListener<HttpResponse<?>> listener : b.listeners) {
-      x.onEvent(listener);
-    }
-    this.executor = x.build();
+  private RelentHttpClient(
+      HttpClient client,
+      boolean keyWrites,
+      int maxBufferedBody,
+      HttpOutcomes<HttpResponse<?>> outcomes,
+      RelentExecutor<HttpResponse<?>> executor) {
+    this.client = client;
+    this.keyWrites = keyWrites;
+    this.maxBufferedBody = maxBufferedBody;
+    this.outcomes = outcomes;
+    this.executor = executor;
   }
 
   /**
@@ -449,210 +406,15 @@ public final class RelentHttpClient {
     }
   }
 
-  /** Builds a {@link RelentHttpClient}. Mutable and not thread-safe. */
-  public static final class Builder {
+  /**
+   * Builds a {@link RelentHttpClient}: the settings every adapter shares ({@link
+   * HttpAdapterBuilder}), plus the scheduler of asynchronous sends. Mutable and not thread-safe.
+   */
+  public static final class Builder extends HttpAdapterBuilder<HttpResponse<?>, Builder> {
     private final HttpClient client;
-    private RetryPolicy<HttpResponse<?>> policy = RetryPolicy.ofDefaults();
-    private DecisionTable table = DecisionTable.defaults();
-    private ServerHints hints = ServerHints.ofDefaults();
-    private Redactor redactor = Redactor.ofDefaults();
-    private CircuitBreaker breaker;
-    private RetryBudget budget;
-    private Pacer pacer;
-    private ConcurrencyLimit limit;
-    private Ticker ticker = Ticker.system();
-    private Clock clock = Clock.system();
-    private Sleeper sleeper = Sleeper.system();
-    private Scheduler scheduler = Scheduler.system();
-    private RandomSource random = RandomSource.system();
-    private Logger logger = LoggerFactory.getLogger("dev.relent.http");
-    private final List<RelentListener<HttpResponse<?>>> listeners = new ArrayList<>();
-    private boolean keyWrites;
-    private int maxBufferedBody = DEFAULT_MAX_BUFFERED_BODY;
 
     Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client cannot be null");
-    }
-
-    /**
-     * Sets the retries, backoff, deadline, attempt timeout and longest server wait. The policy must
-     * not classify outcomes itself: the decision table does. Default {@link
-     * RetryPolicy#ofDefaults()}: 5 retries, 500 ms base, 30 s cap, full jitter, 30 s deadline, 10 s
-     * per attempt.
-     *
-     * @param policy the policy
-     * @return this builder
-     * @throws NullPointerException if {@code policy} is null
-     * @throws IllegalArgumentException if the policy has a classifier, a hint extractor, or retry
-     *     or abort conditions
-     */
-    public Builder withPolicy(RetryPolicy<HttpResponse<?>> policy) {
-      Objects.requireNonNull(policy, "policy cannot be null");
-      RetryPolicyConfig<HttpResponse<?>> c = policy.config();
-      if (c.classifier().isPresent()
-          || c.hintExtractor().isPresent()
-          || !c.retryOn().isEmpty()
-          || !c.abortOn().isEmpty()
-          || !c.retryOnFailure().isEmpty()
-          || !c.abortOnFailure().isEmpty()
-          || !c.retryIf().isEmpty()
-          || !c.abortIf().isEmpty()) {
-        throw new IllegalArgumentException(
-            "policy must not have a classifier, hints or retry/abort conditions: the decision"
-                + " table decides; use withDecisionTable and withServerHints");
-      }
-      this.policy = policy;
-      return this;
-    }
-
-    /**
-     * Sets the decision table for every request without one of its own. Default {@link
-     * DecisionTable#defaults()}.
-     *
-     * @param table the table
-     * @return this builder
-     * @throws NullPointerException if {@code table} is null
-     */
-    public Builder withDecisionTable(DecisionTable table) {
-      this.table = Objects.requireNonNull(table, "table cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the hint reader. Default {@link ServerHints#ofDefaults()}.
-     *
-     * @param hints the reader
-     * @return this builder
-     * @throws NullPointerException if {@code hints} is null
-     */
-    public Builder withServerHints(ServerHints hints) {
-      this.hints = Objects.requireNonNull(hints, "hints cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the redactor for logs and messages. Default {@link Redactor#ofDefaults()}.
-     *
-     * @param redactor the redactor
-     * @return this builder
-     * @throws NullPointerException if {@code redactor} is null
-     */
-    public Builder withRedactor(Redactor redactor) {
-      this.redactor = Objects.requireNonNull(redactor, "redactor cannot be null");
-      return this;
-    }
-
-    /**
-     * Gives every POST and PATCH without a key a new {@code Idempotency-Key}, so that they are
-     * retried like idempotent requests. Turn it on only for servers that deduplicate by key.
-     * Default false.
-     *
-     * @param enabled whether writes get keys
-     * @return this builder
-     */
-    public Builder withIdempotencyKeys(boolean enabled) {
-      this.keyWrites = enabled;
-      return this;
-    }
-
-    /**
-     * Sets how much of a retried response's body is kept in memory. Default 64 KiB.
-     *
-     * @param bytes 0 or more
-     * @return this builder
-     * @throws IllegalArgumentException if {@code bytes} is negative
-     */
-    public Builder withMaxBufferedBody(int bytes) {
-      if (bytes < 0) {
-        throw new IllegalArgumentException("maxBufferedBody must be >= 0: " + bytes + " bytes");
-      }
-      this.maxBufferedBody = bytes;
-      return this;
-    }
-
-    /**
-     * Guards calls with a circuit breaker, usually one per downstream.
-     *
-     * @param breaker the breaker
-     * @return this builder
-     * @throws NullPointerException if {@code breaker} is null
-     */
-    public Builder withCircuitBreaker(CircuitBreaker breaker) {
-      this.breaker = Objects.requireNonNull(breaker, "breaker cannot be null");
-      return this;
-    }
-
-    /**
-     * Bounds the extra load retries add.
-     *
-     * @param budget the budget
-     * @return this builder
-     * @throws NullPointerException if {@code budget} is null
-     */
-    public Builder withRetryBudget(RetryBudget budget) {
-      this.budget = Objects.requireNonNull(budget, "budget cannot be null");
-      return this;
-    }
-
-    /**
-     * Limits the rate of starts; 429s and rate-limit headers pause it for every caller sharing it.
-     *
-     * @param pacer the pacer
-     * @return this builder
-     * @throws NullPointerException if {@code pacer} is null
-     */
-    public Builder withPacer(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer cannot be null");
-      return this;
-    }
-
-    /**
-     * Limits the attempts in flight at once.
-     *
-     * @param limit the limit
-     * @return this builder
-     * @throws NullPointerException if {@code limit} is null
-     */
-    public Builder withConcurrencyLimit(ConcurrencyLimit limit) {
-      this.limit = Objects.requireNonNull(limit, "limit cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the monotonic time source. Default {@link Ticker#system()}.
-     *
-     * @param ticker the ticker
-     * @return this builder
-     * @throws NullPointerException if {@code ticker} is null
-     */
-    public Builder withTicker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the wall clock: {@code Retry-After} dates, rate-limit epochs, log times. Default {@link
-     * Clock#system()}.
-     *
-     * @param clock the clock
-     * @return this builder
-     * @throws NullPointerException if {@code clock} is null
-     */
-    public Builder withClock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets how synchronous sends wait. Default {@link Sleeper#system()}.
-     *
-     * @param sleeper the sleeper
-     * @return this builder
-     * @throws NullPointerException if {@code sleeper} is null
-     */
-    public Builder withSleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
-      return this;
     }
 
     /**
@@ -662,55 +424,9 @@ public final class RelentHttpClient {
      * @return this builder
      * @throws NullPointerException if {@code scheduler} is null
      */
+    @Override
     public Builder withScheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the randomness for jitter and spread. Default {@link RandomSource#system()}.
-     *
-     * @param random the source
-     * @return this builder
-     * @throws NullPointerException if {@code random} is null
-     */
-    public Builder withRandom(RandomSource random) {
-      this.random = Objects.requireNonNull(random, "random cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets the logger for the per-attempt lines. Default the SLF4J logger {@code dev.relent.http}.
-     *
-     * @param logger the logger
-     * @return this builder
-     * @throws NullPointerException if {@code logger} is null
-     */
-    public Builder withLogger(Logger logger) {
-      this.logger = Objects.requireNonNull(logger, "logger cannot be null");
-      return this;
-    }
-
-    /**
-     * Turns the per-attempt lines off.
-     *
-     * @return this builder
-     */
-    public Builder withoutLogging() {
-      this.logger = null;
-      return this;
-    }
-
-    /**
-     * Adds a listener for every attempt and decision (metrics, tests).
-     *
-     * @param listener the listener
-     * @return this builder
-     * @throws NullPointerException if {@code listener} is null
-     */
-    public Builder onEvent(RelentListener<HttpResponse<?>> listener) {
-      listeners.add(Objects.requireNonNull(listener, "listener cannot be null"));
-      return this;
+      return super.withScheduler(scheduler);
     }
 
     /**
@@ -719,7 +435,9 @@ public final class RelentHttpClient {
      * @return a new client
      */
     public RelentHttpClient build() {
-      return new RelentHttpClient(this);
+      HttpOutcomes<HttpResponse<?>> outcomes = buildOutcomes(ResponseAccess.jdk());
+      return new RelentHttpClient(
+          client, keyWrites(), maxBufferedBody(), outcomes, buildExecutor(outcomes));
     }
   }
 }

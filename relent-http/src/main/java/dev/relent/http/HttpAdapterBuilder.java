@@ -1,0 +1,371 @@
+package dev.relent.http;
+
+import dev.relent.CircuitBreaker;
+import dev.relent.ConcurrencyLimit;
+import dev.relent.Pacer;
+import dev.relent.RelentExecutor;
+import dev.relent.RelentListener;
+import dev.relent.RetryBudget;
+import dev.relent.RetryPolicy;
+import dev.relent.RetryPolicyConfig;
+import dev.relent.spi.Clock;
+import dev.relent.spi.RandomSource;
+import dev.relent.spi.Scheduler;
+import dev.relent.spi.Sleeper;
+import dev.relent.spi.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The settings every Relent HTTP adapter shares (the JDK client wrapper, the OkHttp interceptor,
+ * the HttpClient 5 handler), and how they become one {@link HttpOutcomes} and one {@link
+ * RelentExecutor}: so that the three adapters are configured, and behave, the same way.
+ *
+ * <p>Mutable and not thread-safe, like every builder.
+ *
+ * @param <R> the adapter's response type
+ * @param <B> the adapter's own builder, returned by every setter
+ */
+public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> {
+  /** How much of a retried response's body is kept in memory unless set otherwise: 64 KiB. */
+  public static final int DEFAULT_MAX_BUFFERED_BODY = 64 * 1024;
+
+  private RetryPolicy<R> policy = RetryPolicy.ofDefaults();
+  private DecisionTable table = DecisionTable.defaults();
+  private ServerHints hints = ServerHints.ofDefaults();
+  private Redactor redactor = Redactor.ofDefaults();
+  private CircuitBreaker breaker;
+  private RetryBudget budget;
+  private Pacer pacer;
+  private ConcurrencyLimit limit;
+  private Ticker ticker = Ticker.system();
+  private Clock clock = Clock.system();
+  private Sleeper sleeper = Sleeper.system();
+  private Scheduler scheduler = Scheduler.system();
+  private RandomSource random = RandomSource.system();
+  private Logger logger = LoggerFactory.getLogger("dev.relent.http");
+  private final List<RelentListener<R>> listeners = new ArrayList<>();
+  private boolean keyWrites;
+  private int maxBufferedBody = DEFAULT_MAX_BUFFERED_BODY;
+
+  /** Creates a builder with every setting at its default. */
+  protected HttpAdapterBuilder() {}
+
+  /**
+   * Sets the retries, backoff, deadline, attempt timeout and longest server wait. The policy must
+   * not classify outcomes itself: the decision table does. Default {@link
+   * RetryPolicy#ofDefaults()}: 5 retries, 500 ms base, 30 s cap, full jitter, 30 s deadline, 10 s
+   * per attempt.
+   *
+   * @param policy the policy
+   * @return this builder
+   * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if the policy has a classifier, a hint extractor, or retry or
+   *     abort conditions
+   */
+  public B withPolicy(RetryPolicy<R> policy) {
+    Objects.requireNonNull(policy, "policy cannot be null");
+    RetryPolicyConfig<R> c = policy.config();
+    if (c.classifier().isPresent()
+        || c.hintExtractor().isPresent()
+        || !c.retryOn().isEmpty()
+        || !c.abortOn().isEmpty()
+        || !c.retryOnFailure().isEmpty()
+        || !c.abortOnFailure().isEmpty()
+        || !c.retryIf().isEmpty()
+        || !c.abortIf().isEmpty()) {
+      throw new IllegalArgumentException(
+          "policy must not have a classifier, hints or retry/abort conditions: the decision"
+              + " table decides; use withDecisionTable and withServerHints");
+    }
+    this.policy = policy;
+    return self();
+  }
+
+  /**
+   * Sets the decision table for every request without one of its own. Default {@link
+   * DecisionTable#defaults()}.
+   *
+   * @param table the table
+   * @return this builder
+   * @throws NullPointerException if {@code table} is null
+   */
+  public B withDecisionTable(DecisionTable table) {
+    this.table = Objects.requireNonNull(table, "table cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the hint reader. Default {@link ServerHints#ofDefaults()}.
+   *
+   * @param hints the reader
+   * @return this builder
+   * @throws NullPointerException if {@code hints} is null
+   */
+  public B withServerHints(ServerHints hints) {
+    this.hints = Objects.requireNonNull(hints, "hints cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the redactor for logs and messages. Default {@link Redactor#ofDefaults()}.
+   *
+   * @param redactor the redactor
+   * @return this builder
+   * @throws NullPointerException if {@code redactor} is null
+   */
+  public B withRedactor(Redactor redactor) {
+    this.redactor = Objects.requireNonNull(redactor, "redactor cannot be null");
+    return self();
+  }
+
+  /**
+   * Gives every POST and PATCH without a key a new {@code Idempotency-Key}, so that they are
+   * retried like idempotent requests. Turn it on only for servers that deduplicate by key. Default
+   * false.
+   *
+   * @param enabled whether writes get keys
+   * @return this builder
+   */
+  public B withIdempotencyKeys(boolean enabled) {
+    this.keyWrites = enabled;
+    return self();
+  }
+
+  /**
+   * Sets how much of a retried response's body is kept in memory. Default 64 KiB.
+   *
+   * @param bytes 0 or more
+   * @return this builder
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
+  public B withMaxBufferedBody(int bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("maxBufferedBody must be >= 0: " + bytes + " bytes");
+    }
+    this.maxBufferedBody = bytes;
+    return self();
+  }
+
+  /**
+   * Guards calls with a circuit breaker, usually one per downstream.
+   *
+   * @param breaker the breaker
+   * @return this builder
+   * @throws NullPointerException if {@code breaker} is null
+   */
+  public B withCircuitBreaker(CircuitBreaker breaker) {
+    this.breaker = Objects.requireNonNull(breaker, "breaker cannot be null");
+    return self();
+  }
+
+  /**
+   * Bounds the extra load retries add.
+   *
+   * @param budget the budget
+   * @return this builder
+   * @throws NullPointerException if {@code budget} is null
+   */
+  public B withRetryBudget(RetryBudget budget) {
+    this.budget = Objects.requireNonNull(budget, "budget cannot be null");
+    return self();
+  }
+
+  /**
+   * Limits the rate of starts; 429s and rate-limit headers pause it for every caller sharing it.
+   *
+   * @param pacer the pacer
+   * @return this builder
+   * @throws NullPointerException if {@code pacer} is null
+   */
+  public B withPacer(Pacer pacer) {
+    this.pacer = Objects.requireNonNull(pacer, "pacer cannot be null");
+    return self();
+  }
+
+  /**
+   * Limits the attempts in flight at once.
+   *
+   * @param limit the limit
+   * @return this builder
+   * @throws NullPointerException if {@code limit} is null
+   */
+  public B withConcurrencyLimit(ConcurrencyLimit limit) {
+    this.limit = Objects.requireNonNull(limit, "limit cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the monotonic time source. Default {@link Ticker#system()}.
+   *
+   * @param ticker the ticker
+   * @return this builder
+   * @throws NullPointerException if {@code ticker} is null
+   */
+  public B withTicker(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the wall clock: {@code Retry-After} dates, rate-limit epochs, log times. Default {@link
+   * Clock#system()}.
+   *
+   * @param clock the clock
+   * @return this builder
+   * @throws NullPointerException if {@code clock} is null
+   */
+  public B withClock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets how the calling thread waits between attempts. Default {@link Sleeper#system()}.
+   *
+   * @param sleeper the sleeper
+   * @return this builder
+   * @throws NullPointerException if {@code sleeper} is null
+   */
+  public B withSleeper(Sleeper sleeper) {
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets how asynchronous calls wait, for adapters that have them. Default {@link
+   * Scheduler#system()}.
+   *
+   * @param scheduler the scheduler
+   * @return this builder
+   * @throws NullPointerException if {@code scheduler} is null
+   */
+  protected B withScheduler(Scheduler scheduler) {
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the randomness for jitter and spread. Default {@link RandomSource#system()}.
+   *
+   * @param random the source
+   * @return this builder
+   * @throws NullPointerException if {@code random} is null
+   */
+  public B withRandom(RandomSource random) {
+    this.random = Objects.requireNonNull(random, "random cannot be null");
+    return self();
+  }
+
+  /**
+   * Sets the logger for the per-attempt lines. Default the SLF4J logger {@code dev.relent.http}.
+   *
+   * @param logger the logger
+   * @return this builder
+   * @throws NullPointerException if {@code logger} is null
+   */
+  public B withLogger(Logger logger) {
+    this.logger = Objects.requireNonNull(logger, "logger cannot be null");
+    return self();
+  }
+
+  /**
+   * Turns the per-attempt lines off.
+   *
+   * @return this builder
+   */
+  public B withoutLogging() {
+    this.logger = null;
+    return self();
+  }
+
+  /**
+   * Adds a listener for every attempt and decision (metrics, tests).
+   *
+   * @param listener the listener
+   * @return this builder
+   * @throws NullPointerException if {@code listener} is null
+   */
+  public B onEvent(RelentListener<R> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener cannot be null"));
+    return self();
+  }
+
+  @SuppressWarnings("unchecked")
+  private B self() {
+    return (B) this;
+  }
+
+  /**
+   * Returns whether writes without a key get one.
+   *
+   * @return the setting of {@link #withIdempotencyKeys(boolean)}
+   */
+  protected final boolean keyWrites() {
+    return keyWrites;
+  }
+
+  /**
+   * Returns how much of a retried body is kept in memory.
+   *
+   * @return bytes
+   */
+  protected final int maxBufferedBody() {
+    return maxBufferedBody;
+  }
+
+  /**
+   * Builds the HTTP semantics of these settings for an adapter's responses.
+   *
+   * @param access how the adapter reads its requests and responses
+   * @return the outcomes
+   */
+  protected final HttpOutcomes<R> buildOutcomes(ResponseAccess<R> access) {
+    return HttpOutcomes.builder(access)
+        .withDecisionTable(table)
+        .withServerHints(hints)
+        .withRedactor(redactor)
+        .withClock(clock)
+        .build();
+  }
+
+  /**
+   * Builds the executor every call of the adapter shares: the policy with the outcomes' decision
+   * table and hints, the guards, the time sources, the log line and the listeners.
+   *
+   * @param outcomes the outcomes from {@link #buildOutcomes}
+   * @return the executor
+   */
+  protected final RelentExecutor<R> buildExecutor(HttpOutcomes<R> outcomes) {
+    RetryPolicy<R> retry = outcomes.applyTo(RetryPolicy.builder(policy.config())).build();
+    RelentExecutor.Builder<R> x =
+        RelentExecutor.builder(retry)
+            .withTicker(ticker)
+            .withClock(clock)
+            .withSleeper(sleeper)
+            .withScheduler(scheduler)
+            .withRandom(random);
+    if (breaker != null) {
+      x.withCircuitBreaker(breaker);
+    }
+    if (budget != null) {
+      x.withRetryBudget(budget);
+    }
+    if (pacer != null) {
+      x.withPacer(pacer);
+    }
+    if (limit != null) {
+      x.withConcurrencyLimit(limit);
+    }
+    if (logger != null) {
+      x.onEvent(outcomes.logger(logger));
+    }
+    for (RelentListener<R> listener : listeners) {
+      x.onEvent(listener);
+    }
+    return x.build();
+  }
+}
