@@ -5,28 +5,25 @@ import dev.relent.spi.PacerState;
 /**
  * The default {@link PacerState}: the four numbers of the reference algorithm behind one monitor.
  *
- * <p>Concurrency: every method holds the monitor of a private lock for a handful of arithmetic
+ * <p>Concurrency: every change holds a {@link SpinLocked spin lock} for a handful of arithmetic
  * operations, so the four fields always change together (a lock-free version would need them in one
- * word). Nothing is allocated per call.
+ * word); {@link #pausedUntil()} reads a volatile field without it. Nothing is allocated per call.
  */
-public final class InMemoryPacerState implements PacerState {
-  private final Object lock = new Object();
+public final class InMemoryPacerState extends SpinLocked implements PacerState {
   private long tat = Long.MIN_VALUE;
   private long lastStart = Long.MIN_VALUE;
   private long lastStartCount;
-  private long pausedUntil = Long.MIN_VALUE;
+  private volatile long pausedUntil = Long.MIN_VALUE;
 
   /** Creates an empty schedule. */
   public InMemoryPacerState() {}
 
   @Override
   public long reserve(long nowNanos, long intervalNanos, long toleranceNanos, long maxWaitNanos) {
-    synchronized (lock) {
-      long start = PacerState.earliestStart(tat, pausedUntil, nowNanos, toleranceNanos);
-      long wait = saturatedDifference(start, nowNanos);
-      if (wait > maxWaitNanos) {
-        return -wait;
-      }
+    lock();
+    long start = PacerState.earliestStart(tat, pausedUntil, nowNanos, toleranceNanos);
+    long wait = saturatedDifference(start, nowNanos);
+    if (wait <= maxWaitNanos) {
       tat = PacerState.nextTheoreticalArrival(tat, start, intervalNanos);
       if (start == lastStart) {
         lastStartCount++;
@@ -34,34 +31,35 @@ public final class InMemoryPacerState implements PacerState {
         lastStart = start;
         lastStartCount = 1;
       }
-      return wait;
     }
+    unlock();
+    return wait <= maxWaitNanos ? wait : -wait;
   }
 
   @Override
   public boolean refund(long reservedAtNanos, long intervalNanos) {
-    synchronized (lock) {
-      if (reservedAtNanos != lastStart || lastStartCount <= 0) {
-        return false;
-      }
+    lock();
+    boolean refunded = reservedAtNanos == lastStart && lastStartCount > 0;
+    if (refunded) {
       tat -= intervalNanos;
       lastStartCount--;
-      return true;
     }
+    unlock();
+    return refunded;
   }
 
   @Override
   public void pauseUntil(long untilNanos) {
-    synchronized (lock) {
-      pausedUntil = Math.max(pausedUntil, untilNanos);
+    lock();
+    if (untilNanos > pausedUntil) {
+      pausedUntil = untilNanos;
     }
+    unlock();
   }
 
   @Override
   public long pausedUntil() {
-    synchronized (lock) {
-      return pausedUntil;
-    }
+    return pausedUntil;
   }
 
   /** {@code start >= now} here, so only an overflow to negative needs catching. */

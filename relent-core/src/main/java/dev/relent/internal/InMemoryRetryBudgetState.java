@@ -6,13 +6,12 @@ import dev.relent.spi.RetryBudgetState;
  * The default {@link RetryBudgetState}: {@link BucketedCounts} (first attempts, retries) behind one
  * monitor.
  *
- * <p>Concurrency: each method holds a private lock for O(1) amortised work, so the check and the
- * withdrawal of {@link #tryAcquireRetry} are one atomic step. The ring is created on the first call
- * from that call's window; a later call with another window is a programming error (two budgets
- * sharing one state) and throws.
+ * <p>Concurrency: each method holds a {@link SpinLocked spin lock} for O(1) amortised work, so the
+ * check and the withdrawal of {@link #tryAcquireRetry} are one atomic step. The ring is created on
+ * the first call from that call's window; a later call with another window is a programming error
+ * (two budgets sharing one state) and throws.
  */
-public final class InMemoryRetryBudgetState implements RetryBudgetState {
-  private final Object lock = new Object();
+public final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetState {
   private BucketedCounts counts;
 
   /** Creates an empty state. */
@@ -20,14 +19,18 @@ public final class InMemoryRetryBudgetState implements RetryBudgetState {
 
   @Override
   public void recordFirstAttempt(long nowNanos, Config config) {
-    synchronized (lock) {
+    lock();
+    try {
       countsFor(config).addFirst(nowNanos, 1);
+    } finally {
+      unlock();
     }
   }
 
   @Override
   public boolean tryAcquireRetry(long nowNanos, Config config) {
-    synchronized (lock) {
+    lock();
+    try {
       BucketedCounts window = countsFor(config);
       window.advance(nowNanos);
       if (window.secondTotal() >= RetryBudgetState.limit(window.firstTotal(), config)) {
@@ -35,24 +38,32 @@ public final class InMemoryRetryBudgetState implements RetryBudgetState {
       }
       window.addSecondAtHead(nowNanos, 1);
       return true;
+    } finally {
+      unlock();
     }
   }
 
   @Override
   public long firstAttempts(long nowNanos, Config config) {
-    synchronized (lock) {
+    lock();
+    try {
       BucketedCounts window = countsFor(config);
       window.advance(nowNanos);
       return window.firstTotal();
+    } finally {
+      unlock();
     }
   }
 
   @Override
   public long retries(long nowNanos, Config config) {
-    synchronized (lock) {
+    lock();
+    try {
       BucketedCounts window = countsFor(config);
       window.advance(nowNanos);
       return window.secondTotal();
+    } finally {
+      unlock();
     }
   }
 

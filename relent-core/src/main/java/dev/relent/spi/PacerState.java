@@ -80,7 +80,7 @@ public interface PacerState {
   long pausedUntil();
 
   /**
-   * Returns a new in-memory state: a tiny lock around four longs, no allocation per call.
+   * Returns a new in-memory state: a tiny spin lock around four longs, no allocation per call.
    *
    * @return a new, empty state
    */
