@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark of docs/BENCHMARKS.md and prints the ratios the goals are stated in:
 #   1. JMH per-call overhead, Relent vs Resilience4j vs Failsafe vs a no-op baseline (-prof gc);
-#   2. JMH contended throughput of a shared pacer and breaker, 2 threads;
+#   2. JMH contended throughput of a shared pacer and breaker, 2 threads, and what the machine
+#      itself charges for a clock read and an atomic operation (the floor under every library);
 #   3. the scale check: 100 000 asynchronous operations waiting in backoff (threads, heap);
 #   4. relent-mockserver vs WireMock 3 under the same keep-alive load from wrk (loopback only).
 # Results go to relent-bench/target/bench-results/ (summary.md holds the ratios).
@@ -64,6 +65,9 @@ run java -jar "$JAR" OverheadBenchmark "${JMH_OPTS[@]}" -prof gc -rf json -rff "
 echo "== 2. contended guards, 2 threads; load:$(uptime | sed 's/.*load average://')"
 run java -jar "$JAR" GuardContentionBenchmark "${JMH_OPTS[@]}" -rf json -rff "$OUT/contention.json" \
   >"$OUT/contention.log"
+echo "== 2b. what the machine charges: clock read, atomic, clock + shared add under 2 threads"
+run java -jar "$JAR" FloorBenchmark "${JMH_OPTS[@]}" -rf json -rff "$OUT/floor.json" \
+  >"$OUT/floor.log"
 echo "== 3. scale"
 run java -Xmx256m -cp "$JAR" dev.relent.bench.ScaleCheck 100000 | tee "$OUT/scale.txt"
 
@@ -141,6 +145,6 @@ join() {
 echo "== done; load:$(uptime | sed 's/.*load average://')"
 echo
 java -cp "$JAR" dev.relent.bench.BenchReport \
-  overhead="$OUT/overhead.json" contention="$OUT/contention.json" scale="$OUT/scale.txt" \
+  overhead="$OUT/overhead.json" contention="$OUT/contention.json" floor="$OUT/floor.json" scale="$OUT/scale.txt" \
   wrk-relent="$(join "${RELENT_RUNS[@]}")" wrk-wiremock="$(join "${WIREMOCK_RUNS[@]}")" \
   | tee "$OUT/summary.md"

@@ -20,10 +20,10 @@ import java.util.regex.Pattern;
  * Turns the raw results of bench/run.sh into the ratios the goals are stated in, as Markdown
  * tables: JMH's CSV files, the scale check's line and wrk's reports.
  *
- * <p>Arguments are {@code key=path} pairs, each optional: {@code overhead=}, {@code contention=}
- * (JMH {@code -rf json} files), {@code scale=} (the output of {@link ScaleCheck}), {@code
- * wrk-relent=} and {@code wrk-wiremock=} (comma-separated wrk reports, one per round; the median
- * round counts).
+ * <p>Arguments are {@code key=path} pairs, each optional: {@code overhead=}, {@code contention=},
+ * {@code floor=} (JMH {@code -rf json} files), {@code scale=} (the output of {@link ScaleCheck}),
+ * {@code wrk-relent=} and {@code wrk-wiremock=} (comma-separated wrk reports, one per round; the
+ * median round counts).
  */
 public final class BenchReport {
   private static final List<String> PEERS = List.of("resilience4j", "failsafe");
@@ -51,6 +51,17 @@ public final class BenchReport {
     }
     if (files.containsKey("contention")) {
       out.append(contention(Jmh.parse(read(files.get("contention"))))).append('\n');
+    }
+    if (files.containsKey("floor")) {
+      List<Jmh> none = List.of();
+      out.append(
+              floor(
+                  Jmh.parse(read(files.get("floor"))),
+                  files.containsKey("overhead") ? Jmh.parse(read(files.get("overhead"))) : none,
+                  files.containsKey("contention")
+                      ? Jmh.parse(read(files.get("contention")))
+                      : none))
+          .append('\n');
     }
     if (files.containsKey("scale")) {
       out.append(scale(read(files.get("scale")))).append('\n');
@@ -169,6 +180,91 @@ public final class BenchReport {
           .append(" |\n");
     }
     return out.toString();
+  }
+
+  // ------------------------------------------------------------------------------------- floor
+
+  /**
+   * The machine's own prices ({@link FloorBenchmark}) read against the goals: the smallest overhead
+   * a call with a deadline can have (one ticker read) next to a third of the faster peer's, and the
+   * throughput no clock-reading rate limiter can pass next to twice Resilience4j's.
+   */
+  static String floor(List<Jmh> floor, List<Jmh> overhead, List<Jmh> contention) {
+    double tickerRead = score(floor, "tickerRead", null);
+    double atomic = score(floor, "atomicIncrement", null);
+    double ceiling = score(floor, "clockAndSharedAdd", null);
+    StringBuilder out = new StringBuilder();
+    out.append("### What this machine charges for the unavoidable steps (best iteration)\n\n")
+        .append("| step | measured |\n")
+        .append("| --- | ---: |\n")
+        .append("| one ticker read (`System.nanoTime()`) | ")
+        .append(number(tickerRead))
+        .append(" ns |\n")
+        .append("| one uncontended atomic increment | ")
+        .append(number(atomic))
+        .append(" ns |\n")
+        .append("| clock read + one shared atomic add, 2 threads | ")
+        .append(number(ceiling))
+        .append(" ops/µs |\n\n");
+    if (!overhead.isEmpty()) {
+      out.append("| call, success | ⅓ of the faster peer's overhead | one ticker read | ")
+          .append("goal reachable with a deadline |\n")
+          .append("| --- | ---: | ---: | --- |\n");
+      for (String method : List.of("sync", "async")) {
+        for (String pipeline : Pipelines.PIPELINES) {
+          double base = overheadScore(overhead, method, "baseline", pipeline);
+          double fasterPeer = Double.NaN;
+          for (String peer : PEERS) {
+            double peerOverhead = overheadScore(overhead, method, peer, pipeline) - base;
+            if (Double.isNaN(fasterPeer) || peerOverhead < fasterPeer) {
+              fasterPeer = peerOverhead;
+            }
+          }
+          double third = fasterPeer / 3;
+          out.append("| ")
+              .append(method)
+              .append(' ')
+              .append(pipeline)
+              .append(" | ")
+              .append(number(third))
+              .append(" ns | ")
+              .append(number(tickerRead))
+              .append(" ns | ")
+              .append(Double.isNaN(third) ? "?" : third > tickerRead ? "yes" : "no")
+              .append(" |\n");
+        }
+      }
+      out.append('\n');
+    }
+    double resilience4j = score(contention, "pacerAcquire", "resilience4j");
+    if (!Double.isNaN(resilience4j)) {
+      out.append("Ceiling for any clock-reading rate limiter under 2 threads: ")
+          .append(number(ceiling))
+          .append(" ops/µs = ")
+          .append(ratio(ceiling / resilience4j))
+          .append("× Resilience4j's pacer acquire (goal ≥ 2×: ")
+          .append(ceiling >= 2 * resilience4j ? "reachable" : "out of reach on this machine")
+          .append(")\n");
+    }
+    return out.toString();
+  }
+
+  private static double score(List<Jmh> rows, String method, String library) {
+    for (Jmh row : rows) {
+      if (row.method.equals(method)
+          && !row.secondary
+          && (library == null || library.equals(row.params.get("library")))) {
+        return row.score;
+      }
+    }
+    return Double.NaN;
+  }
+
+  private static double overheadScore(
+      List<Jmh> rows, String method, String library, String pipeline) {
+    return find(rows, method, library, "success", pipeline, false)
+        .map(j -> j.score)
+        .orElse(Double.NaN);
   }
 
   // ------------------------------------------------------------------------------------- scale

@@ -84,6 +84,50 @@ class BenchReportTest {
   }
 
   @Test
+  void floorReadsTheGoalsAgainstTheMachinesOwnPrices() throws Exception {
+    String floor =
+        "["
+            + String.join(
+                ",",
+                result("FloorBenchmark.tickerRead", "avgt", "", 28, 40, Double.NaN),
+                result("FloorBenchmark.atomicIncrement", "avgt", "", 6, 9, Double.NaN),
+                result("FloorBenchmark.clockAndSharedAdd", "thrpt", "", 30, 40, Double.NaN))
+            + "]";
+    String overhead =
+        "["
+            + String.join(
+                ",",
+                overhead("baseline", 2, Double.NaN),
+                overhead("resilience4j", 152, Double.NaN),
+                overhead("failsafe", 302, Double.NaN))
+            + "]";
+    String contention =
+        "["
+            + result(
+                "GuardContentionBenchmark.pacerAcquire",
+                "thrpt",
+                "\"library\": \"resilience4j\"",
+                5,
+                25,
+                Double.NaN)
+            + "]";
+    String report =
+        BenchReport.floor(
+            BenchReport.Jmh.parse(floor),
+            BenchReport.Jmh.parse(overhead),
+            BenchReport.Jmh.parse(contention));
+    assertThat(report)
+        .contains("| one ticker read (`System.nanoTime()`) | 28.0 ns |")
+        .contains("| one uncontended atomic increment | 6.0 ns |")
+        .contains("| clock read + one shared atomic add, 2 threads | 40.0 ops/µs |")
+        // (152 - 2) / 3 = 50 ns of allowance against a 28 ns ticker read.
+        .contains("| sync full | 50.0 ns | 28.0 ns | yes |")
+        .contains("| sync retry | ? ns | 28.0 ns | ? |")
+        .contains("40.0 ops/µs = 1.60× Resilience4j's pacer acquire")
+        .contains("out of reach on this machine");
+  }
+
+  @Test
   void scaleReadsTheCheckLine() {
     String line =
         "scale operations=100000 waiting=100000 threadsBefore=7 threadsWaiting=8 threadsAdded=1"
