@@ -9,14 +9,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * The {@link ConcurrencyLimit}.
  *
  * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use; {@code held} counts those
- * this limit holds, and one FIFO queue of waiters (an intrusive doubly linked list, so that a
- * cancelled waiter leaves in O(1)) lives here; the fields and every state operation are guarded by
- * {@code lock}, so that a waiter cannot be queued just after the slot it needed was given back.
- * Invariant with a private state: while anyone waits, every slot is held; a release hands its slot
- * straight to the head of the queue (the count does not change) and only gives it back to the state
- * when the queue is empty. With a shared state, a slot may also be freed by another process: {@link
- * #pollLocked} then takes slots from the state for the waiters, and runs on every local call and
- * every poll interval of a blocked thread (see {@link ConcurrencyLimit.Builder#withState}).
+ * this limit holds (kept for a shared state only: a private one holds every slot in use), and one
+ * FIFO queue of waiters (an intrusive doubly linked list, so that a cancelled waiter leaves in
+ * O(1)) lives here, guarded by {@code lock}. A release with a queue hands its slot straight to the
+ * head of the queue (the count does not change) under the lock. {@link #pollLocked} takes slots
+ * that are free in the state for the waiters; it runs after a waiter is queued, on every local call
+ * while anyone waits, and with a shared state (where another process may free a slot) on every poll
+ * interval of a blocked thread (see {@link ConcurrencyLimit.Builder#withState}).
+ *
+ * <p>Fast path, private state only: while nobody waits ({@code head} is null, a volatile read), an
+ * acquire takes a slot from the state and a release gives it back without the lock, one atomic
+ * operation each. No wake-up is lost: a waiter first links itself (a volatile write of {@code
+ * head}) and then polls the state, while a lock-free release first frees its slot and then reads
+ * {@code head}, taking the lock to poll for the waiters if it finds one; of two such sequences at
+ * least one sees the other's write, so the freed slot reaches the queue. An acquire that read an
+ * empty queue counts as having arrived before a waiter queued at the same moment.
  *
  * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
  * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
@@ -42,7 +49,8 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   private final ReentrantLock lock = new ReentrantLock();
   private int held;
   private int waiting;
-  private Waiter head;
+  // Volatile for the fast path's lock-free read; written only under the lock.
+  private volatile Waiter head;
   private Waiter tail;
   private AsyncWaiter grantedHead;
   private AsyncWaiter grantedTail;
@@ -59,6 +67,9 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public boolean tryAcquire() {
+    if (!shared && head == null) {
+      return state.tryAcquire(max);
+    }
     boolean toComplete = false;
     boolean acquired;
     lock.lock();
@@ -79,6 +90,11 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
+    if (!shared && head == null && !Thread.currentThread().isInterrupted()) {
+      if (state.tryAcquire(max)) {
+        return true;
+      }
+    }
     boolean toComplete = false;
     lock.lockInterruptibly();
     try {
@@ -93,6 +109,8 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       }
       SyncWaiter waiter = new SyncWaiter(lock.newCondition());
       link(waiter);
+      // A slot freed without the lock just before the link is in the state: take it for the queue.
+      toComplete |= pollLocked();
       long remaining = timeoutNanos;
       try {
         while (!waiter.granted) {
@@ -127,6 +145,9 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public CompletableFuture<Void> acquireAsync() {
+    if (!shared && head == null && state.tryAcquire(max)) {
+      return GRANTED;
+    }
     AsyncWaiter waiter = null;
     boolean toComplete = false;
     lock.lock();
@@ -137,6 +158,8 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       if (head != null || !takeLocked()) {
         waiter = new AsyncWaiter();
         link(waiter);
+        // A slot freed without the lock just before the link is in the state: take it for us.
+        toComplete |= pollLocked();
       }
     } finally {
       lock.unlock();
@@ -155,10 +178,32 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public void release() {
+    if (!shared && head == null) {
+      if (state.inUse() == 0) {
+        throw new IllegalStateException(
+            "release() without a matching acquire: all " + max + " slots are already free");
+      }
+      state.release();
+      if (head == null) {
+        return;
+      }
+      // A waiter queued meanwhile: the slot just freed is in the state; poll it for the queue.
+      boolean toComplete;
+      lock.lock();
+      try {
+        toComplete = pollLocked();
+      } finally {
+        lock.unlock();
+      }
+      if (toComplete) {
+        completeGranted();
+      }
+      return;
+    }
     boolean toComplete;
     lock.lock();
     try {
-      if (held == 0) {
+      if (shared ? held == 0 : state.inUse() == 0) {
         throw new IllegalStateException(
             shared
                 ? "release() without a matching acquire: this limit holds none of its "
@@ -212,7 +257,13 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
             + state
             + "]";
       }
-      return "ConcurrencyLimit[" + (max - held) + " of " + max + " free, " + waiting + " waiting]";
+      return "ConcurrencyLimit["
+          + (max - state.inUse())
+          + " of "
+          + max
+          + " free, "
+          + waiting
+          + " waiting]";
     } finally {
       lock.unlock();
     }
@@ -221,7 +272,9 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   /** Takes a slot from the state if one is free. Caller holds the lock. */
   private boolean takeLocked() {
     if (state.tryAcquire(max)) {
-      held++;
+      if (shared) {
+        held++;
+      }
       return true;
     }
     return false;
@@ -236,29 +289,25 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   private boolean grantLocked() {
     int granted = handOffLocked();
     if (granted == NO_WAITER) {
-      state.release();
-      held--;
+      giveBackLocked();
     }
     return granted == ASYNC_WAITER;
   }
 
   /**
-   * With a shared state, takes slots freed elsewhere for the waiters, first come first served,
-   * while the state has any. Caller holds the lock.
+   * Takes slots that are free in the state for the waiters, first come first served, while it has
+   * any: slots freed by another process sharing the state, or by a lock-free release that raced
+   * with a waiter being queued. Caller holds the lock.
    *
    * @return whether an asynchronous waiter was granted, so that its future must be completed
    */
   private boolean pollLocked() {
-    if (!shared) {
-      return false; // every slot a waiter could get is handed to it by a local release
-    }
     boolean async = false;
     while (head != null && takeLocked()) {
       int granted = handOffLocked();
       if (granted == NO_WAITER) {
         // Only cancelled waiters were left.
-        state.release();
-        held--;
+        giveBackLocked();
         break;
       }
       async |= granted == ASYNC_WAITER;
@@ -294,6 +343,14 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       return ASYNC_WAITER;
     }
     return NO_WAITER;
+  }
+
+  /** Gives a slot this limit holds back to the state. Caller holds the lock. */
+  private void giveBackLocked() {
+    state.release();
+    if (shared) {
+      held--;
+    }
   }
 
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */

@@ -2,6 +2,7 @@ package dev.relent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.relent.spi.ConcurrencyLimitState;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -313,6 +315,136 @@ class ConcurrencyLimitTest {
     // How many cancels win their race depends on scheduling (on a loaded machine possibly none),
     // so it is not asserted; each cancellation path is covered deterministically above.
     // noSlotLeaked() checks available() == 3 and waiting() == 0.
+  }
+
+  @Test
+  void waitersQueuedWhileSlotsAreFreedWithoutTheLockAreAlwaysWoken() {
+    // One slot, four threads that wait without a time limit, so that lock-free releases race with
+    // waiters being queued all the time: never two holders, nobody left waiting for ever. (The
+    // exact interleaving that would lose a wake-up is forced in the next test.)
+    ConcurrencyLimit limit = limit(1);
+    int threads = 4;
+    AtomicInteger held = new AtomicInteger();
+    AtomicInteger mostHeld = new AtomicInteger();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          CyclicBarrier start = new CyclicBarrier(threads);
+          List<Thread> workers = new ArrayList<>();
+          for (int k = 0; k < threads; k++) {
+            boolean async = k % 2 == 1;
+            Thread worker =
+                new Thread(
+                    () -> {
+                      try {
+                        start.await();
+                        for (int i = 0; i < 20_000; i++) {
+                          if (async) {
+                            limit.acquireAsync().join();
+                          } else {
+                            assertThat(limit.acquire(Long.MAX_VALUE)).isTrue();
+                          }
+                          mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+                          held.decrementAndGet();
+                          limit.release();
+                        }
+                      } catch (Throwable e) {
+                        failures.add(e);
+                      }
+                    });
+            worker.setDaemon(true); // a hung worker must not keep the test JVM alive
+            workers.add(worker);
+            worker.start();
+          }
+          for (Thread worker : workers) {
+            worker.join();
+          }
+        });
+    assertThat(failures).isEmpty();
+    assertThat(mostHeld.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aSlotFreedWithoutTheLockWhileAThreadIsBeingQueuedGoesToThatThread() throws Exception {
+    slotFreedWhileAWaiterIsBeingQueued(false);
+  }
+
+  @Test
+  void aSlotFreedWithoutTheLockWhileAFutureIsBeingQueuedGoesToThatFuture() throws Exception {
+    slotFreedWhileAWaiterIsBeingQueued(true);
+  }
+
+  private void slotFreedWhileAWaiterIsBeingQueued(boolean async) throws Exception {
+    // The interleaving: the waiter finds no slot under the lock; before it links itself, the
+    // holder releases without the lock and sees nobody queued. The waiter must then find the slot
+    // itself once queued, or it sleeps for ever with the slot free.
+    CountDownLatch waiterFoundNoSlot = new CountDownLatch(1);
+    CountDownLatch holderReleased = new CountDownLatch(1);
+    AtomicInteger failedTakes = new AtomicInteger();
+    ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimitState pausing =
+        new ConcurrencyLimitState() {
+          @Override
+          public boolean tryAcquire(int max) {
+            boolean took = inMemory.tryAcquire(max);
+            // The waiter's first failure is its lock-free try; the second is under the lock.
+            if (!took && failedTakes.incrementAndGet() == 2) {
+              waiterFoundNoSlot.countDown();
+              awaitLatch(holderReleased);
+            }
+            return took;
+          }
+
+          @Override
+          public void release() {
+            inMemory.release();
+          }
+
+          @Override
+          public int inUse() {
+            return inMemory.inUse();
+          }
+        };
+    // A private state, as ConcurrencyLimit.of builds it, so that the lock-free paths are on.
+    ConcurrencyLimit limit = new ConcurrencyLimitImpl(1, pausing, false, 1_000_000L);
+    assertThat(limit.tryAcquire()).isTrue();
+    CompletableFuture<Boolean> waiter = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                if (async) {
+                  limit.acquireAsync().get(30, TimeUnit.SECONDS);
+                  waiter.complete(true);
+                } else {
+                  waiter.complete(limit.acquire(TimeUnit.SECONDS.toNanos(30)));
+                }
+              } catch (Throwable e) {
+                waiter.completeExceptionally(e);
+              }
+            });
+    thread.start();
+    assertThat(waiterFoundNoSlot.await(30, TimeUnit.SECONDS)).isTrue();
+    limit.release(); // nobody is queued yet: no lock, no hand-off
+    holderReleased.countDown();
+
+    assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(limit.available()).isZero();
+    assertThat(limit.waiting()).isZero();
+    limit.release();
+    assertThat(limit.available()).isEqualTo(1);
+  }
+
+  private static void awaitLatch(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("latch not released in 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   // ---- a shared state ----------------------------------------------------------------------
