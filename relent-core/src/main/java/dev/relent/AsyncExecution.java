@@ -33,14 +33,22 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   CompletableFuture<R> start() {
-    // handle, not whenComplete: on a failed future whenComplete wraps the failure in a new
-    // CompletionException for its dependent, and filling in that stack trace costs microseconds.
-    promise.handle(
-        (r, t) -> {
-          cleanUp();
-          return null;
-        });
     next(startNanos);
+    // The caller cannot cancel the promise before it is returned, so the clean-up is registered
+    // only now: an operation that ended already (every attempt completed at once) is cleaned up
+    // here, without a callback stage. Otherwise a completion from now on, on whichever thread,
+    // runs it (at once if the operation ends between the check and the registration).
+    if (promise.isDone()) {
+      cleanUp();
+    } else {
+      // handle, not whenComplete: on a failed future whenComplete wraps the failure in a new
+      // CompletionException for its dependent, and filling in that stack trace costs microseconds.
+      promise.handle(
+          (r, t) -> {
+            cleanUp();
+            return null;
+          });
+    }
     return promise;
   }
 
@@ -139,10 +147,16 @@ final class AsyncExecution<R> extends Execution<R> {
       finish(e);
       return;
     }
+    if (stage.isDone() && !stage.isCompletedExceptionally()) {
+      // Already answered (a cache hit, a stub, a fast path): nothing to time, to cancel or to wait
+      // for, so no timer and no callback stage.
+      complete(stage.getNow(null), null, now);
+      return;
+    }
     int attemptNumber = attempts;
     long limitNanos = attemptTimeoutNanos;
-    // A stage that is already complete (a cache hit, a refusal) needs no timer: scheduling and
-    // cancelling one would be most of the cost of such an attempt.
+    // A stage that already failed needs no timer either: scheduling and cancelling one would be
+    // most of the cost of such an attempt.
     Future<?> timeout =
         stage.isDone()
             ? null
