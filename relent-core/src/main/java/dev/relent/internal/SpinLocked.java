@@ -11,9 +11,10 @@ import java.lang.invoke.VarHandle;
  * on primitive fields. Under contention a JVM monitor inflates and parks its waiters, which costs
  * microseconds per hand-over (measured in relent-bench: 6.6 million pacer reservations per second
  * under two threads, against 24 million for Resilience4j's lock-free rate limiter). A spin lock
- * costs one compare-and-set when free and a few spins when contended. A waiter spins with {@link
- * Thread#onSpinWait()} for {@value #SPINS} rounds, then yields its processor on every further
- * round, so that a holder that lost its processor mid-section gets it back quickly.
+ * costs one compare-and-set when free and a few spins when contended. A waiter backs off
+ * exponentially (1, 2, 4 ... up to 256 {@link Thread#onSpinWait()} per round) for {@value #SPINS}
+ * rounds, then yields its processor on every further round, so that a holder that lost its
+ * processor mid-section gets it back quickly.
  *
  * <p>Only for sections that never block, never call foreign code and always end: {@link #unlock()}
  * belongs in a {@code finally} whenever the section can throw.
