@@ -178,40 +178,27 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public void release() {
+    boolean freed = false;
     if (!shared && head == null) {
-      if (state.inUse() == 0) {
-        throw new IllegalStateException(
-            "release() without a matching acquire: all " + max + " slots are already free");
+      if (holdsNone()) {
+        throw releaseWithoutAcquire();
       }
       state.release();
       if (head == null) {
         return;
       }
       // A waiter queued meanwhile: the slot just freed is in the state; poll it for the queue.
-      boolean toComplete;
-      lock.lock();
-      try {
-        toComplete = pollLocked();
-      } finally {
-        lock.unlock();
-      }
-      if (toComplete) {
-        completeGranted();
-      }
-      return;
+      freed = true;
     }
-    boolean toComplete;
+    boolean toComplete = false;
     lock.lock();
     try {
-      if (shared ? held == 0 : state.inUse() == 0) {
-        throw new IllegalStateException(
-            shared
-                ? "release() without a matching acquire: this limit holds none of its "
-                    + max
-                    + " slots"
-                : "release() without a matching acquire: all " + max + " slots are already free");
+      if (!freed) {
+        if (holdsNone()) {
+          throw releaseWithoutAcquire();
+        }
+        toComplete = grantLocked();
       }
-      toComplete = grantLocked();
       toComplete |= pollLocked();
     } finally {
       lock.unlock();
@@ -219,6 +206,18 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     if (toComplete) {
       completeGranted();
     }
+  }
+
+  /** Whether this limit holds no slot, so that a release has no matching acquire. */
+  private boolean holdsNone() {
+    return shared ? held == 0 : state.inUse() == 0;
+  }
+
+  private IllegalStateException releaseWithoutAcquire() {
+    return new IllegalStateException(
+        shared
+            ? "release() without a matching acquire: this limit holds none of its " + max + " slots"
+            : "release() without a matching acquire: all " + max + " slots are already free");
   }
 
   @Override

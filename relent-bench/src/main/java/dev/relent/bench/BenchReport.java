@@ -103,17 +103,13 @@ public final class BenchReport {
           }
           double b = base.get().score;
           double r = relent.get().score - b;
-          double fasterPeer = Double.MAX_VALUE;
           StringBuilder peers = new StringBuilder();
           for (String peer : PEERS) {
-            Optional<Jmh> p = find(rows, method, peer, outcome, pipeline, false);
-            double overhead = p.map(j -> j.score - b).orElse(Double.NaN);
-            if (p.isPresent()) {
-              fasterPeer = Math.min(fasterPeer, overhead);
-            }
-            peers.append(" | ").append(number(overhead));
+            peers
+                .append(" | ")
+                .append(number(peerOverhead(rows, method, peer, outcome, pipeline, b)));
           }
-          double ratio = fasterPeer == Double.MAX_VALUE ? Double.NaN : r / fasterPeer;
+          double ratio = r / fasterPeerOverhead(rows, method, outcome, pipeline, b);
           out.append("| ")
               .append(method)
               .append(' ')
@@ -212,15 +208,11 @@ public final class BenchReport {
           .append("| --- | ---: | ---: | --- |\n");
       for (String method : List.of("sync", "async")) {
         for (String pipeline : Pipelines.PIPELINES) {
-          double base = overheadScore(overhead, method, "baseline", pipeline);
-          double fasterPeer = Double.NaN;
-          for (String peer : PEERS) {
-            double peerOverhead = overheadScore(overhead, method, peer, pipeline) - base;
-            if (Double.isNaN(fasterPeer) || peerOverhead < fasterPeer) {
-              fasterPeer = peerOverhead;
-            }
-          }
-          double third = fasterPeer / 3;
+          double base =
+              find(overhead, method, "baseline", "success", pipeline, false)
+                  .map(j -> j.score)
+                  .orElse(Double.NaN);
+          double third = fasterPeerOverhead(overhead, method, "success", pipeline, base) / 3;
           out.append("| ")
               .append(method)
               .append(' ')
@@ -260,11 +252,25 @@ public final class BenchReport {
     return Double.NaN;
   }
 
-  private static double overheadScore(
-      List<Jmh> rows, String method, String library, String pipeline) {
-    return find(rows, method, library, "success", pipeline, false)
-        .map(j -> j.score)
+  /** A peer's time minus the baseline's, NaN if the peer was not measured. */
+  private static double peerOverhead(
+      List<Jmh> rows, String method, String peer, String outcome, String pipeline, double base) {
+    return find(rows, method, peer, outcome, pipeline, false)
+        .map(j -> j.score - base)
         .orElse(Double.NaN);
+  }
+
+  /** The smaller overhead of the measured peers, NaN if none was measured. */
+  private static double fasterPeerOverhead(
+      List<Jmh> rows, String method, String outcome, String pipeline, double base) {
+    double fastest = Double.NaN;
+    for (String peer : PEERS) {
+      double overhead = peerOverhead(rows, method, peer, outcome, pipeline, base);
+      if (Double.isNaN(fastest) || overhead < fastest) {
+        fastest = overhead;
+      }
+    }
+    return fastest;
   }
 
   // ------------------------------------------------------------------------------------- scale
