@@ -8,8 +8,8 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Stops calling a downstream that keeps failing, then tests its recovery with a few probes (SPEC
- * R5). One breaker per downstream.
+ * Stops calling a downstream that keeps failing, then tests its recovery with a few probes. One
+ * breaker per downstream.
  *
  * <p>States and events:
  *

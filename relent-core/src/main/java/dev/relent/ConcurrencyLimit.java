@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Limits how many operations are <em>active</em> at once: a semaphore with synchronous and
- * asynchronous waiters (SPEC R7). The pacer limits how often operations start; this limits how many
- * run together (at 1.5 starts per second and 2 s per response, about 3).
+ * asynchronous waiters. The pacer limits how often operations start; this limits how many run
+ * together (at 1.5 starts per second and 2 s per response, about 3).
  *
  * <p>Waiters, synchronous and asynchronous alike, are served first come, first served; a free slot
  * never sits unused while someone waits, so {@link #tryAcquire()} never overtakes a waiter. Every

@@ -6,9 +6,9 @@ import java.util.Objects;
 
 /**
  * Limits how often operations <em>start</em>, for every caller that shares it: at {@code 90} per
- * minute, one start every 666.67 ms (SPEC R7). Retries draw from the same pacer as first attempts,
- * and a server's "slow down" ({@code 429}, {@code Retry-After}, rate-limit headers) pauses it for
- * every caller through {@link #pauseUntil(long)}.
+ * minute, one start every 666.67 ms. Retries draw from the same pacer as first attempts, and a
+ * server's "slow down" ({@code 429}, {@code Retry-After}, rate-limit headers) pauses it for every
+ * caller through {@link #pauseUntil(long)}.
  *
  * <p>Algorithm: GCRA, the generic cell rate algorithm in its virtual-scheduling form (ITU-T I.371;
  * also Brandur Leach, "Rate limiting, cells, and GCRA"). One number, the theoretical arrival time

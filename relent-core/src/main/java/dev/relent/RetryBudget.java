@@ -8,7 +8,7 @@ import java.util.Objects;
  * Keeps the extra load of retries bounded: over a sliding window, the retries made are at most
  * {@code floor(ratio * firstAttempts) + minRetriesPerSecond * window}, counting first attempts and
  * retries made in that window. Only retries draw from the budget; a retry refused by a spent budget
- * fails at once with the last outcome (SPEC R5).
+ * fails at once with the last outcome.
  *
  * <p>Defaults ({@link #ofDefaults()}): ratio <b>0.10</b> (retries add at most 10 % load), window
  * <b>10 s</b>, floor <b>10 retries per second</b> (100 per window) so that a quiet client can still

@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <ul>
  *   <li>{@code tickerRead}: one reading of {@link Ticker#system()} ({@code System.nanoTime()}).
- *       Every Relent call reads it once, because every operation has a deadline (SPEC R6);
+ *       Every Relent call reads it once, because every operation has a deadline;
  *   <li>{@code atomicIncrement}: one uncontended atomic read-modify-write, the price of each
  *       counter, slot or reservation a guard records;
  *   <li>{@code clockAndSharedAdd}: two threads each reading the clock and then adding to one shared

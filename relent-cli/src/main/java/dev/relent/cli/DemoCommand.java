@@ -38,10 +38,10 @@ import picocli.CommandLine.Option;
  *
  * <p>It starts the mock server in-process with {@code demo-scenario.json} (a rate limit, scattered
  * 503s, 429s with {@code Retry-After: 1}, a slow route, payments answered 504 or reset after they
- * were created), runs the small batch of SPEC R9 (20 reads) plus a slow report, five keyed payments
- * and one unkeyed payment through {@link BatchRun} (the engine of {@code relent batch}, with a
- * journal), then prints the live progress, the attempt timeline of the interesting requests, the
- * summary, and checks its claims against the server's own records: every read succeeded, every
+ * were created), runs the small batch from the guide (20 reads) plus a slow report, five keyed
+ * payments and one unkeyed payment through {@link BatchRun} (the engine of {@code relent batch},
+ * with a journal), then prints the live progress, the attempt timeline of the interesting requests,
+ * the summary, and checks its claims against the server's own records: every read succeeded, every
  * keyed payment exists exactly once, the unkeyed one was not re-sent, 429s paused the whole queue,
  * the pace held. Exit 0 when every claim holds, 1 with the claims that failed otherwise.
  */
@@ -126,7 +126,7 @@ final class DemoCommand implements Callable<Integer> {
     out.println();
     out.printf(
         Locale.ROOT,
-        "Relent sends %d requests (%d reads as in SPEC R9, 1 slow report, %d payments with an%n",
+        "Relent sends %d requests (%d reads, 1 slow report, %d payments with an%n",
         requests,
         READS,
         PAYMENTS);

@@ -36,7 +36,7 @@ import picocli.CommandLine.Parameters;
       "  contention  N clients race for one row: the jitter study (Brooker 2015);"
           + " default 100 trials",
       "  storm       a service stalls for 5 s under 1000 requests/s; default 3 trials",
-      "  queue       600 requests under a 120/min quota (SPEC R7); default 10 trials",
+      "  queue       600 requests under a 120/min quota; default 10 trials",
       "",
       "Example: relent simulate contention --seed 1 --csv contention.csv --html contention.html"
     })

@@ -28,7 +28,7 @@ class DemoCommandTest {
     String out = run.out();
     assertThat(out)
         .startsWith("relent demo: a rate-limited, half-broken payment API, survived end to end.\n")
-        .contains("Relent sends 27 requests (20 reads as in SPEC R9, 1 slow report, 5 payments")
+        .contains("Relent sends 27 requests (20 reads, 1 slow report, 5 payments")
         .contains("What happened to a few of them")
         .contains("  report  GET /reports/daily\n")
         .contains("read timeout")

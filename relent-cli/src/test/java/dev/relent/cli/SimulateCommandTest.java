@@ -31,7 +31,7 @@ class SimulateCommandTest {
     assertThat(run.err()).isEmpty();
     assertThat(run.exitCode()).isZero();
     assertThat(run.out())
-        .startsWith("Paced queue (SPEC R7): 600 requests, account limit 120/min")
+        .startsWith("Paced queue: 600 requests, account limit 120/min")
         .contains("mean of 1 trial, seed 7")
         .contains("wrote " + csv)
         .contains("wrote " + html);

@@ -9,8 +9,8 @@ import java.util.concurrent.Flow;
 
 /**
  * Reads a body that will probably be retried fully into memory, up to a limit, before the response
- * is handed on, so that its connection is free before the executor waits (SPEC R6); then replays
- * the bytes into the caller's own subscriber, so the caller still gets its body type.
+ * is handed on, so that its connection is free before the executor waits; then replays the bytes
+ * into the caller's own subscriber, so the caller still gets its body type.
  *
  * <p>Design: upstream (the JDK client) pushes into a byte array; on completion the bytes are
  * offered to the downstream subscriber through a one-shot subscription that delivers everything on

@@ -13,9 +13,9 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * Which HTTP outcomes are retried, as data (SPEC R1, R4): a rule per status code, a fallback rule
- * per status class (1xx to 5xx), and a rule per network {@link Fault}. Pure functions over (method,
- * keyed, status, headers) or (method, keyed, fault), so that every client adapter shares one table.
+ * Which HTTP outcomes are retried, as data: a rule per status code, a fallback rule per status
+ * class (1xx to 5xx), and a rule per network {@link Fault}. Pure functions over (method, keyed,
+ * status, headers) or (method, keyed, fault), so that every client adapter shares one table.
  *
  * <p>Defaults ({@link #defaults()}):
  *
@@ -41,8 +41,8 @@ import java.util.TreeMap;
  * {@code Idempotency-Key} is never re-sent after it may have reached the server, and the decision
  * is an abort named after the row with {@code -unkeyed-write} ({@code http-503-unkeyed-write}).
  * This holds for 503 and 429 too, although by their semantics the server did not process the
- * request: the response may come from a proxy that did pass the request on, and SPEC R4 retries a
- * write only with a key. A caller who trusts a server's 503 can say so with {@code with(503,
+ * request: the response may come from a proxy that did pass the request on, and a write is retried
+ * a write only with a key. A caller who trusts a server's 503 can say so with {@code with(503,
  * Rule.RETRY_ANY_METHOD)}.
  *
  * <p>Override a row per client or per request; a table is immutable and {@code with} returns a new

@@ -5,10 +5,10 @@ import java.util.Optional;
 
 /**
  * A non-idempotent request without an {@code Idempotency-Key} failed after it may have reached the
- * server, so it was <em>not</em> sent again (SPEC R4): a retry could have charged the customer
- * twice. It carries what a person or a reconciliation job needs to find out whether the operation
- * took effect: the method, the endpoint (redacted), the server's request id, what the server
- * answered, the rule that decided, and how many attempts were made.
+ * server, so it was <em>not</em> sent again: a retry could have charged the customer twice. It
+ * carries what a person or a reconciliation job needs to find out whether the operation took
+ * effect: the method, the endpoint (redacted), the server's request id, what the server answered,
+ * the rule that decided, and how many attempts were made.
  *
  * <p>Example message: {@code POST http://api.example.com/v1/payments was not re-sent after HTTP 503
  * (rule http-503-unkeyed-write; 1 attempt; X-Request-Id: 7f3a): the request may have reached the

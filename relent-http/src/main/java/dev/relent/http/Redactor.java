@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 /**
  * Removes credentials from what Relent writes down: header values, URIs, free text. Used by the
  * attempt log, exception messages and reports (the CLI's {@code --report}), so that a secret never
- * reaches a log, an exception or a report (SPEC R8). Bodies are never logged at all.
+ * reaches a log, an exception or a report. Bodies are never logged at all.
  *
  * <p>A header is sensitive when its lower-cased name is in the <em>names</em> list or contains one
  * of the <em>parts</em>, and is not in the <em>allowed</em> list; query parameters likewise.

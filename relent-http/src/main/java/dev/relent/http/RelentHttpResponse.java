@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * A response returned by {@link RelentHttpClient}: the JDK response, plus how many network attempts
- * it took (SPEC R5), the {@code Idempotency-Key} its request carried, and the decision that ended
- * the operation.
+ * it took, the {@code Idempotency-Key} its request carried, and the decision that ended the
+ * operation.
  *
  * <p>Every {@link HttpResponse} method delegates to the last attempt's response; {@link #request()}
  * is the request as sent (with its key and timeout). Immutable and thread-safe as the JDK response

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What response headers tell a person on call (SPEC R8): the request id to quote to the provider,
- * the wait headers the server sent, and which layers the response passed (CDN, proxy, cache).
+ * What response headers tell a person on call: the request id to quote to the provider, the wait
+ * headers the server sent, and which layers the response passed (CDN, proxy, cache).
  *
  * <p>Only headers are read, never bodies: an error page's look proves nothing (a CDN's branded 503
  * page may wrap the origin's answer, and an origin can serve any page). Even headers show only that

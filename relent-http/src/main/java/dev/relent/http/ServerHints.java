@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads what a response says about when to come back (SPEC R3, R7) and turns it into a core {@link
- * ServerHint}: a minimum wait for this operation, a pause for every caller sharing the pacer, or an
- * exhausted quota that waiting will not fix.
+ * Reads what a response says about when to come back and turns it into a core {@link ServerHint}: a
+ * minimum wait for this operation, a pause for every caller sharing the pacer, or an exhausted
+ * quota that waiting will not fix.
  *
  * <p>Rules, in order ({@link #read(int, HeaderLookup, Instant)}):
  *

@@ -51,9 +51,9 @@ import org.apache.hc.core5.util.Timeout;
  * <p><b>Install it with {@link #install(HttpClientBuilder)}.</b> That calls {@code
  * disableAutomaticRetries()} — HttpClient's default {@code DefaultHttpRequestRetryStrategy}
  * re-sends idempotent requests after I/O errors and after 429 and 503, sleeping on its own, and
- * attempts would multiply across the two layers (SPEC R5) — and puts the handler where the retry
- * element was: before {@link ChainElement#PROTOCOL}, after redirects and content decompression. So
- * every redirect hop gets its own attempts, and authentication challenges are answered inside one
+ * attempts would multiply across the two layers — and puts the handler where the retry element was:
+ * before {@link ChainElement#PROTOCOL}, after redirects and content decompression. So every
+ * redirect hop gets its own attempts, and authentication challenges are answered inside one
  * attempt.
  *
  * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is. A
@@ -292,7 +292,7 @@ public final class RelentExecChainHandler implements ExecChainHandler {
     if (!d.isRetry() && !d.notResent()) {
       return new TrackedResponse(response, response.getEntity(), call, ctx.attempt());
     }
-    // Read now and close, so that no connection is held while waiting (SPEC R6).
+    // Read now and close, so that no connection is held while waiting.
     try (ClassicHttpResponse open = response) {
       return new TrackedResponse(open, buffer(open.getEntity(), scope), call, ctx.attempt());
     } catch (IOException e) {

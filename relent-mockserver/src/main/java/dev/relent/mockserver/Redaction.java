@@ -6,9 +6,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
 
 /**
- * Keeps credentials out of everything the server shows: the journal, the stats and messages (SPEC
- * R8). Header values and query parameters whose names look like credentials become {@value
- * #REDACTED}; caller keys taken from credentials are shown as a short digest.
+ * Keeps credentials out of everything the server shows: the journal, the stats and messages. Header
+ * values and query parameters whose names look like credentials become {@value #REDACTED}; caller
+ * keys taken from credentials are shown as a short digest.
  */
 final class Redaction {
 

@@ -42,9 +42,9 @@ import okhttp3.ResponseBody;
  * <p><b>Install it with {@link #install(OkHttpClient.Builder)}.</b> That adds the interceptor and
  * calls {@code retryOnConnectionFailure(false)}: OkHttp otherwise re-sends a request itself, out of
  * sight, after a failed connection or a reset, POSTs included, and attempts would multiply across
- * the two layers (SPEC R5). OkHttp still follows redirects and answers authentication challenges
- * inside one attempt, and re-sends once a 503 that carries {@code Retry-After: 0} (its own rule,
- * which no setting turns off).
+ * the two layers. OkHttp still follows redirects and answers authentication challenges inside one
+ * attempt, and re-sends once a 503 that carries {@code Retry-After: 0} (its own rule, which no
+ * setting turns off).
  *
  * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is. A
  * write without {@code Idempotency-Key} that may have reached the server is not re-sent: {@link
@@ -229,7 +229,7 @@ public final class RelentInterceptor implements Interceptor {
     if (!d.isRetry() && !d.notResent()) {
       return response;
     }
-    // Read now and close, so that no connection is held while waiting (SPEC R6); OkHttp also
+    // Read now and close, so that no connection is held while waiting; OkHttp also
     // refuses a new proceed while the previous response is open.
     try (Response open = response) {
       ResponseBody copy = open.peekBody(maxBufferedBody);

@@ -30,11 +30,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The scenarios of SPEC R9, end to end: Relent's JDK client against the fault-injecting mock
- * server. Client and server share one {@link FakeTime}, so every backoff and {@code Retry-After}
- * wait is virtual (the client's sleeper advances the time the server stamps its journal with): the
- * spacing assertions are exact and nothing waits for real, except the attempt timeout of scenario
- * 3, scaled down to 150 ms.
+ * The retry scenarios, end to end: Relent's JDK client against the fault-injecting mock server.
+ * Client and server share one {@link FakeTime}, so every backoff and {@code Retry-After} wait is
+ * virtual (the client's sleeper advances the time the server stamps its journal with): the spacing
+ * assertions are exact and nothing waits for real, except the attempt timeout of scenario 3, scaled
+ * down to 150 ms.
  */
 class RetryScenariosTest {
   private final FakeTime time = new FakeTime();

@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The small-batch check of SPEC R9: 20 reads from 8 threads, through a client limited to 4 at once,
- * against a route whose token bucket (10/s, burst 5) answers 429 with {@code Retry-After}. Counts
- * first attempts, retries, successes and final failures, the spacing of each request's retries and
- * the concurrency the server actually saw. Waits are virtual: client and server share the fake
- * time, so the server's bucket refills exactly as the client waits.
+ * The small-batch check: 20 reads from 8 threads, through a client limited to 4 at once, against a
+ * route whose token bucket (10/s, burst 5) answers 429 with {@code Retry-After}. Counts first
+ * attempts, retries, successes and final failures, the spacing of each request's retries and the
+ * concurrency the server actually saw. Waits are virtual: client and server share the fake time, so
+ * the server's bucket refills exactly as the client waits.
  */
 class SmallBatchTest {
   private static final int REQUESTS = 20;

@@ -16,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Model 3, a paced queue under a quota: the worked example of SPEC R7 with Relent's real {@link
- * Pacer}, {@link ConcurrencyLimit} and executor on virtual time.
+ * Model 3, a paced queue under a quota: the worked example of a shared account budget, with
+ * Relent's real {@link Pacer}, {@link ConcurrencyLimit} and executor on virtual time.
  *
  * <p>{@value #REQUESTS} requests are queued at t = 0. The account's limit is {@value
  * #LIMIT_PER_MINUTE} per minute, enforced at the server by a token bucket (2 tokens per second, at

@@ -40,7 +40,7 @@ final class QueueReport {
   }
 
   static String table(PacedQueue.Result r) {
-    return "Paced queue (SPEC R7): "
+    return "Paced queue: "
         + PacedQueue.REQUESTS
         + " requests, account limit "
         + PacedQueue.LIMIT_PER_MINUTE
@@ -116,7 +116,7 @@ final class QueueReport {
         .append(" per minute (a token bucket at the server answering 429 with Retry-After),")
         .append(" each taking 2 s on average. No client can finish before ")
         .append(PacedQueue.PHYSICAL_LIMIT_SECONDS)
-        .append(" s. The worked example of SPEC R7, with Relent's real pacer, concurrency limit")
+        .append(" s. A shared account budget, with Relent's real pacer, concurrency limit")
         .append(" and executor on virtual time.</p>\n");
     b.append("<p class=\"meta\">Mean of ")
         .append(r.trials())
