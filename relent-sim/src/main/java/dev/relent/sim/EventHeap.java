@@ -1,39 +1,25 @@
-package dev.relent.sim.internal;
+package dev.relent.sim;
 
 import java.util.Arrays;
 
 /**
  * A binary min-heap of (time, payload) pairs in two primitive arrays: the event queue of the
- * contention model's hot loop, which handles tens of millions of events per run and so must not
- * allocate per event. Ties are broken by the payload, so the order is a function of the contents
- * alone. Not thread-safe.
+ * contention model's study strategies, which handle tens of millions of events per run and so must
+ * not allocate per event. Ties are broken by the payload, so the order is a function of the
+ * contents alone. Not thread-safe.
  */
-public final class EventHeap {
+final class EventHeap {
   private long[] times = new long[64];
   private int[] payloads = new int[64];
   private int size;
 
-  /** Removes every event. */
-  public void clear() {
-    size = 0;
-  }
-
-  /**
-   * Returns whether the heap holds no event.
-   *
-   * @return true if empty
-   */
-  public boolean isEmpty() {
+  /** Returns whether the heap holds no event. */
+  boolean isEmpty() {
     return size == 0;
   }
 
-  /**
-   * Adds an event.
-   *
-   * @param time its time
-   * @param payload what it is
-   */
-  public void push(long time, int payload) {
+  /** Adds an event. */
+  void push(long time, int payload) {
     if (size == times.length) {
       times = Arrays.copyOf(times, size * 2);
       payloads = Arrays.copyOf(payloads, size * 2);
@@ -41,37 +27,26 @@ public final class EventHeap {
     int i = size++;
     while (i > 0) {
       int parent = (i - 1) >>> 1;
-      if (!less(time, payload, times[parent], payloads[parent])) {
+      if (!less(time, payload, parent)) {
         break;
       }
-      times[i] = times[parent];
-      payloads[i] = payloads[parent];
-      i = parent;
+      i = moveTo(i, parent);
     }
-    times[i] = time;
-    payloads[i] = payload;
+    set(i, time, payload);
   }
 
-  /**
-   * Returns the time of the earliest event.
-   *
-   * @return its time; undefined when empty
-   */
-  public long peekTime() {
+  /** Returns the time of the earliest event; undefined when empty. */
+  long peekTime() {
     return times[0];
   }
 
-  /**
-   * Returns the payload of the earliest event.
-   *
-   * @return its payload; undefined when empty
-   */
-  public int peekPayload() {
+  /** Returns the payload of the earliest event; undefined when empty. */
+  int peekPayload() {
     return payloads[0];
   }
 
   /** Removes the earliest event. */
-  public void pop() {
+  void pop() {
     int last = --size;
     if (last == 0) {
       return;
@@ -83,18 +58,30 @@ public final class EventHeap {
     while (i < half) {
       int child = 2 * i + 1;
       int right = child + 1;
-      if (right < last && less(times[right], payloads[right], times[child], payloads[child])) {
+      if (right < last && less(times[right], payloads[right], child)) {
         child = right;
       }
       if (!less(times[child], payloads[child], time, payload)) {
         break;
       }
-      times[i] = times[child];
-      payloads[i] = payloads[child];
-      i = child;
+      i = moveTo(i, child);
     }
+    set(i, time, payload);
+  }
+
+  /** Moves the event at {@code from} to the hole at {@code to}; {@code from} is the new hole. */
+  private int moveTo(int to, int from) {
+    set(to, times[from], payloads[from]);
+    return from;
+  }
+
+  private void set(int i, long time, int payload) {
     times[i] = time;
     payloads[i] = payload;
+  }
+
+  private boolean less(long time, int payload, int i) {
+    return less(time, payload, times[i], payloads[i]);
   }
 
   private static boolean less(long t1, int p1, long t2, int p2) {

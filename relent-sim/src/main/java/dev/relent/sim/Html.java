@@ -1,10 +1,12 @@
-package dev.relent.sim.internal;
+package dev.relent.sim;
 
-import java.util.List;
-
-/** The HTML around the charts: one page style, tables and escaping. */
-public final class Html {
-  private Html() {}
+/**
+ * The one writer of the simulator's HTML reports: every model's page is built from these parts
+ * (heading and reproduce line, headline cards, sections with charts and captions, tables, the
+ * conclusion, lists) under one style sheet. The page is self-contained: inline CSS, inline SVG, no
+ * script, nothing fetched. Mutable and not thread-safe; build one page per instance.
+ */
+final class Html {
 
   private static final String STYLE =
       "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
@@ -32,14 +34,110 @@ public final class Html {
           + "border-radius:4px}"
           + "code{background:#f1f5f9;padding:1px 4px;border-radius:3px}";
 
+  private final StringBuilder body = new StringBuilder();
+
   /**
-   * Returns a complete page.
+   * Starts a report with what every model's report opens with: the heading, the lead paragraph, and
+   * a line saying what the numbers are means of and how to reproduce them.
    *
-   * @param title the page title
-   * @param body the inner HTML of {@code <main>}
+   * @param heading the page's heading (plain text)
+   * @param lead the lead paragraph (HTML)
+   * @param result the run
+   * @param perWhat what each mean stands for, such as {@code " per point"}, or empty
+   */
+  Html(String heading, String lead, AbstractResult<?, ?> result, String perWhat) {
+    body.append("<h1>").append(escape(heading)).append("</h1>\n");
+    paragraph("lead", lead);
+    paragraph(
+        "meta",
+        "Mean of "
+            + Numbers.trials(result.trials())
+            + perWhat
+            + ", seed "
+            + result.seed()
+            + ". Reproduce: <code>relent simulate "
+            + result.model()
+            + " --seed "
+            + result.seed()
+            + " --trials "
+            + result.trials()
+            + " --html report.html</code>");
+  }
+
+  /**
+   * Adds the headline: one card per figure.
+   *
+   * @param cards value, what it means, value, what it means, ... (plain text)
+   * @return this
+   */
+  Html headline(String... cards) {
+    body.append("<div class=\"headline\">\n");
+    for (int i = 0; i < cards.length; i += 2) {
+      body.append("<div class=\"card\"><div class=\"value\">")
+          .append(escape(cards[i]))
+          .append("</div><div class=\"what\">")
+          .append(escape(cards[i + 1]))
+          .append("</div></div>\n");
+    }
+    body.append("</div>\n");
+    return this;
+  }
+
+  /** Adds a section heading (plain text). */
+  Html section(String title) {
+    body.append("<h2>").append(escape(title)).append("</h2>\n");
+    return this;
+  }
+
+  /** Adds a chart and its caption (plain text): what it shows. */
+  Html figure(LineChart chart, String caption) {
+    body.append("<figure>\n")
+        .append(chart.svg())
+        .append("<figcaption>")
+        .append(escape(caption))
+        .append("</figcaption>\n</figure>\n");
+    return this;
+  }
+
+  /** Adds a table with the given id. */
+  Html table(String id, Table table) {
+    body.append(table.html(id));
+    return this;
+  }
+
+  /** Adds a paragraph (HTML) of the given class, or of none if {@code cssClass} is null. */
+  Html paragraph(String cssClass, String html) {
+    body.append(cssClass == null ? "<p>" : "<p class=\"" + cssClass + "\">")
+        .append(html)
+        .append("</p>\n");
+    return this;
+  }
+
+  /** Adds the conclusion section: what the run shows, computed from its numbers (HTML). */
+  Html conclusion(String html) {
+    section("Conclusion");
+    body.append("<div class=\"conclusion\">\n<p>").append(html).append("</p>\n</div>\n");
+    return this;
+  }
+
+  /** Adds a section holding a list (items in HTML). */
+  Html list(String title, String... items) {
+    section(title);
+    body.append("<ul>\n");
+    for (String item : items) {
+      body.append("<li>").append(item).append("</li>\n");
+    }
+    body.append("</ul>\n");
+    return this;
+  }
+
+  /**
+   * Returns the complete page: self-contained, with inline CSS and SVG, no script.
+   *
+   * @param title the page's title (plain text)
    * @return the document
    */
-  public static String page(String title, String body) {
+  String page(String title) {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
         + escape(title)
@@ -50,63 +148,8 @@ public final class Html {
         + "</main>\n</body>\n</html>\n";
   }
 
-  /**
-   * Returns a table; cells are escaped.
-   *
-   * @param id the table's id
-   * @param header the column names
-   * @param rows the cells, row by row
-   * @return a {@code <table>} element
-   */
-  public static String table(String id, List<String> header, List<List<String>> rows) {
-    StringBuilder sb = new StringBuilder("<table id=\"").append(escape(id)).append("\">\n<tr>");
-    for (String h : header) {
-      sb.append("<th>").append(escape(h)).append("</th>");
-    }
-    sb.append("</tr>\n");
-    for (List<String> row : rows) {
-      sb.append("<tr>");
-      for (String cell : row) {
-        sb.append("<td>").append(escape(cell)).append("</td>");
-      }
-      sb.append("</tr>\n");
-    }
-    return sb.append("</table>\n").toString();
-  }
-
-  /**
-   * Returns a headline card.
-   *
-   * @param value the figure
-   * @param what what it means
-   * @return a {@code <div class="card">}
-   */
-  public static String card(String value, String what) {
-    return "<div class=\"card\"><div class=\"value\">"
-        + escape(value)
-        + "</div><div class=\"what\">"
-        + escape(what)
-        + "</div></div>\n";
-  }
-
-  /**
-   * Returns a figure holding a chart and its caption.
-   *
-   * @param svg the chart
-   * @param caption what it shows (plain text, escaped)
-   * @return a {@code <figure>}
-   */
-  public static String figure(String svg, String caption) {
-    return "<figure>\n" + svg + "<figcaption>" + escape(caption) + "</figcaption>\n</figure>\n";
-  }
-
-  /**
-   * Escapes text for HTML content and attribute values.
-   *
-   * @param s the text
-   * @return the escaped text
-   */
-  public static String escape(String s) {
+  /** Escapes text for HTML content and attribute values. */
+  static String escape(String s) {
     StringBuilder sb = new StringBuilder(s.length());
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
