@@ -100,9 +100,13 @@ abstract class AbstractModel<C, R, T> {
       this.trials = trials;
     }
 
-    /** The mean of figure {@code i}. */
-    double figure(int i) {
-      return sums[i] / trials;
+    /** The mean of every figure, in the order of the samples. */
+    double[] figures() {
+      double[] means = new double[sums.length];
+      for (int i = 0; i < means.length; i++) {
+        means[i] = sums[i] / trials;
+      }
+      return means;
     }
 
     /** The mean of series {@code j}, step by step, each mean passed through {@code then}. */

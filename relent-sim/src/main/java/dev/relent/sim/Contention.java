@@ -72,12 +72,12 @@ public final class Contention
           GAVE_UP);
 
   /**
-   * The strategies, in the order of the table and the CSV, which call them by their {@link
-   * #label() labels}: {@code none}, {@code exponential}, {@code full}, {@code equal}, {@code
-   * decorrelated}, {@code relent-default}, {@code relent-budget}. The study's (none to
-   * decorrelated) call Relent's {@link Backoff} as {@code delayNanos(n + 1, previous, draw)}:
-   * Relent numbers retries from 1 with window {@code base * 2^(retry-1)}, so retry {@code n + 1}
-   * has the study's window {@code base * 2^n}.
+   * The strategies, in the order of the table and the CSV, which call them by their {@link #label()
+   * labels}: {@code none}, {@code exponential}, {@code full}, {@code equal}, {@code decorrelated},
+   * {@code relent-default}, {@code relent-budget}. The study's (none to decorrelated) call Relent's
+   * {@link Backoff} as {@code delayNanos(n + 1, previous, draw)}: Relent numbers retries from 1
+   * with window {@code base * 2^(retry-1)}, so retry {@code n + 1} has the study's window {@code
+   * base * 2^n}.
    */
   public enum Strategy implements Legend {
     /** Sleep 0: retry at once. */
@@ -162,7 +162,8 @@ public final class Contention
                         ? studyTrial(strategy, n, seed)
                         : relentTrial(strategy == Strategy.RELENT_BUDGET, n, seed))
                     .sample());
-    return new Row(strategy, n, m.figure(0), m.figure(1), m.figure(2), m.figure(3));
+    double[] f = m.figures();
+    return new Row(strategy, n, f[0], f[1], f[2], f[3]);
   }
 
   @Override

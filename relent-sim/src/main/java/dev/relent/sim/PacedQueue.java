@@ -178,17 +178,11 @@ public final class PacedQueue
   @Override
   Row row(Cell cell) {
     Mean m = mean(-2, seed -> trial(cell.strategy(), cell.scenario(), seed).sample());
+    double[] f = m.figures();
+    List<Double> done = soFar(m, 0);
+    List<Double> rejected = soFar(m, 1);
     return new Row(
-        cell.strategy(),
-        cell.scenario(),
-        m.figure(0),
-        m.figure(1),
-        m.figure(2),
-        m.figure(3),
-        m.figure(4),
-        m.figure(5),
-        soFar(m, 0),
-        soFar(m, 1));
+        cell.strategy(), cell.scenario(), f[0], f[1], f[2], f[3], f[4], f[5], done, rejected);
   }
 
   @Override

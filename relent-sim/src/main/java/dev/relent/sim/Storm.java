@@ -141,16 +141,10 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
   @Override
   Row row(Strategy strategy) {
     Mean m = mean(-1, seed -> trial(strategy, seed).sample());
-    return new Row(
-        strategy,
-        m.figure(0),
-        m.figure(1),
-        m.figure(2),
-        m.figure(3),
-        m.figure(4),
-        m.figure(5),
-        // Per second, so that the chart's unit does not depend on the bin width.
-        m.series(0, v -> v * 1000.0 / BIN_MILLIS));
+    double[] f = m.figures();
+    // The load per second, so that the chart's unit does not depend on the bin width.
+    List<Double> load = m.series(0, v -> v * 1000.0 / BIN_MILLIS);
+    return new Row(strategy, f[0], f[1], f[2], f[3], f[4], f[5], load);
   }
 
   @Override

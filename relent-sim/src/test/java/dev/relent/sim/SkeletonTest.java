@@ -152,9 +152,9 @@ class SkeletonTest {
             AbstractModel.seed(9, 3, 1),
             AbstractModel.seed(9, 3, 2),
             AbstractModel.seed(9, 3, 3));
-    assertThat(m.figure(0)).isEqualTo(1.5);
+    assertThat(m.figures()[0]).isEqualTo(1.5);
     // 0.1 + 0.1 + 0.1 + 0.1 in that order, then / 4: not 0.1 exactly, and that is the point.
-    assertThat(m.figure(1)).isEqualTo((0.1 + 0.1 + 0.1 + 0.1) / 4);
+    assertThat(m.figures()[1]).isEqualTo((0.1 + 0.1 + 0.1 + 0.1) / 4);
     assertThat(m.series(0, v -> v)).containsExactly(1.5, 2.0);
     assertThat(m.series(1, v -> v * 10)).containsExactly(10.0);
   }
