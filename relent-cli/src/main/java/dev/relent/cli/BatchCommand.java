@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -270,13 +269,7 @@ final class BatchCommand implements Callable<Integer> {
     }
     try {
       if (journal != null) {
-        Map<String, Object> rec = new LinkedHashMap<>();
-        rec.put("rec", "run");
-        rec.put("run", (long) journal.runs() + 1);
-        rec.put("at", now());
-        rec.put("requests", (long) parsed.requests().size());
-        rec.put("finished_before", (long) earlier.size());
-        journal.append(rec);
+        journal.runStarted(now(), parsed.requests().size(), earlier.size());
       }
       BatchRun run =
           new BatchRun(
@@ -315,14 +308,9 @@ final class BatchCommand implements Callable<Integer> {
         live.finish();
         int code = exitCode(run, parsed.problems().size(), earlier);
         if (journal != null) {
-          Map<String, Object> rec = new LinkedHashMap<>();
-          rec.put("rec", "end");
-          rec.put("run", (long) journal.runs() + 1);
-          rec.put("at", now());
-          rec.put("exit_code", (long) code);
-          rec.put("stopped", run.stopReason() == null ? null : Format.slug(run.stopReason()));
           try {
-            journal.append(rec);
+            journal.runEnded(
+                now(), code, run.stopReason() == null ? null : Format.slug(run.stopReason()));
           } catch (IOException e) {
             err.println("relent batch: cannot write the journal: " + e.getMessage());
             code = ExitCodes.ERROR;

@@ -313,12 +313,8 @@ final class BatchRecorder {
     job.item = item;
     timeline.ended(item);
     if (journal != null) {
-      Map<String, Object> rec = new LinkedHashMap<>();
-      rec.put("rec", item.isFinal() ? "done" : "open");
-      rec.put("id", item.id());
-      rec.put("result", item.json());
       try {
-        journal.append(rec);
+        journal.outcome(item.id(), item.isFinal(), item.json());
       } catch (IOException e) {
         stop.accept(BatchRun.Stop.ERROR, "the journal cannot be written: " + e.getMessage());
       }
