@@ -307,10 +307,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void runStarted(String at, int requests, int finishedBefore) throws IOException {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", "run");
-    rec.put("run", (long) runs + 1);
-    rec.put("at", at);
+    Map<String, Object> rec = ofThisRun("run", at);
     rec.put("requests", (long) requests);
     rec.put("finished_before", (long) finishedBefore);
     append(rec);
@@ -337,13 +334,18 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void runEnded(String at, int exitCode, String stopped) throws IOException {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", "end");
-    rec.put("run", (long) runs + 1);
-    rec.put("at", at);
+    Map<String, Object> rec = ofThisRun("end", at);
     rec.put("exit_code", (long) exitCode);
     rec.put("stopped", stopped);
     append(rec);
+  }
+
+  private Map<String, Object> ofThisRun(String type, String at) {
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("rec", type);
+    rec.put("run", (long) runs + 1);
+    rec.put("at", at);
+    return rec;
   }
 
   /** The key journaled for an id, or null. */
