@@ -147,7 +147,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         open = opened(event);
         break;
       case RETRY:
-        close(event, "retry", event.waitNanos(), null);
+        close(event, "retry", event.waitTime().orElseThrow().toNanos(), null);
         // The next attempt begins when the wait ends; a zero wait may not call the sleeper at all.
         nextStart = ticker.read();
         break;
@@ -155,7 +155,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         close(event, "stop", -1, null);
         break;
       case FAILURE:
-        RelentException e = event.exception();
+        RelentException e = event.exception().orElse(null);
         close(event, "stop", -1, e == null ? null : Format.slug(e.reason()));
         break;
       default:
@@ -165,8 +165,8 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
 
   private Attempt opened(RelentEvent<HttpResponse<?>> event) {
     long now = ticker.read();
-    HttpResponse<?> response = event.result();
-    Throwable failure = event.failure();
+    HttpResponse<?> response = event.result().orElse(null);
+    Throwable failure = event.failure().orElse(null);
     int status = -1;
     String fault = null;
     String requestId = null;
@@ -185,7 +185,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
               : Fault.classify(failure);
       fault = f == null ? "not-a-network-fault" : Format.slug(f);
     }
-    Verdict verdict = event.verdict();
+    Verdict verdict = event.verdict().orElse(null);
     return new Attempt(
         event.attempt(),
         Math.max(0L, nextStart - origin),

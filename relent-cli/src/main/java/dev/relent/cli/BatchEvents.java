@@ -1,8 +1,8 @@
 package dev.relent.cli;
 
 import dev.relent.RelentEvent;
-import dev.relent.RelentException;
 import dev.relent.ServerHint;
+import dev.relent.Verdict;
 import dev.relent.http.HttpOutcomes;
 import dev.relent.http.Redactor;
 import dev.relent.time.Ticker;
@@ -67,20 +67,20 @@ final class BatchEvents {
     }
     switch (event.type()) {
       case PACED:
-        recorder.paced(job, event.waitNanos());
+        recorder.paced(job, event.waitTime().orElseThrow().toNanos());
         break;
       case ATTEMPT:
         attemptEnded(job, event);
         break;
       case RETRY:
-        recorder.attemptDecided(job, "retry", event.waitNanos(), null);
+        recorder.attemptDecided(job, "retry", event.waitTime().orElseThrow().toNanos(), null);
         break;
       case SUCCESS:
         recorder.attemptDecided(job, "stop", -1, null);
         break;
       case FAILURE:
-        RelentException e = event.exception();
-        recorder.attemptDecided(job, "stop", -1, e == null ? null : Format.slug(e.reason()));
+        String gaveUp = event.exception().map(e -> Format.slug(e.reason())).orElse(null);
+        recorder.attemptDecided(job, "stop", -1, gaveUp);
         break;
       default:
         break;
@@ -88,17 +88,19 @@ final class BatchEvents {
   }
 
   private void attemptEnded(BatchRecorder.Job job, RelentEvent<HttpResponse<?>> event) {
-    HttpResponse<?> response = event.result();
+    HttpResponse<?> response = event.result().orElse(null);
+    Throwable failure = event.failure().orElse(null);
+    Verdict verdict = event.verdict().orElse(null);
     int status = -1;
     boolean replayed = false;
-    if (response != null && event.failure() == null) {
+    if (response != null && failure == null) {
       status = response.statusCode();
       replayed = response.headers().firstValue("Idempotent-Replayed").orElse("").equals("true");
       if (status == 429) {
         timeline.tooManyRequests();
       }
     }
-    String outcome = outcomes.describe(response, event.failure());
+    String outcome = outcomes.describe(response, failure);
     ServerHint hint = event.hint().orElse(null);
     String hintText = hint == null ? null : redactor.text(hint.source());
     recorder.attemptEnded(
@@ -107,8 +109,8 @@ final class BatchEvents {
         status,
         replayed,
         outcome,
-        event.verdict() == null ? null : Format.slug(event.verdict().kind()),
-        event.verdict() == null ? null : event.verdict().rule(),
+        verdict == null ? null : Format.slug(verdict.kind()),
+        verdict == null ? null : verdict.rule(),
         hintText);
     if (hint != null && hint.isQuotaExhausted()) {
       // Said on any answer (a 200 with "0 left today"): no later request can succeed.

@@ -9,7 +9,9 @@ import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpClient;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
+import dev.relent.time.Scheduler;
 import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.http.HttpClient;
@@ -67,7 +69,7 @@ final class BatchRun {
   record Settings(
       Rate rate,
       int concurrency,
-      RetryPolicy<HttpResponse<?>> policy,
+      RetryPolicy policy,
       RandomSource random,
       Duration attemptTimeout,
       Duration batchDeadline) {}
@@ -124,10 +126,8 @@ final class BatchRun {
             .withPacer(pacer(settings.rate()))
             .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
             .withRedactor(redactor)
-            .withTicker(ticker)
-            .withClock(clock)
-            .withSleeper(this::sleep)
-            .withRandom(settings.random())
+            .withTime(
+                TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random()))
             .withoutLogging()
             .onEvent(this::onEvent)
             .build();

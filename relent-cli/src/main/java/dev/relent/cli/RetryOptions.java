@@ -5,7 +5,6 @@ import dev.relent.Jitter;
 import dev.relent.RetryPolicy;
 import dev.relent.RetryPolicyConfig;
 import dev.relent.time.RandomSource;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -110,9 +109,9 @@ final class RetryOptions {
   }
 
   /** The policy these flags describe: counts and times only (the decision table classifies). */
-  RetryPolicy<HttpResponse<?>> policy() {
-    RetryPolicy.Builder<HttpResponse<?>> b =
-        RetryPolicy.<HttpResponse<?>>builder()
+  RetryPolicy policy() {
+    RetryPolicy.Builder b =
+        RetryPolicy.builder()
             .withMaxRetries(maxRetries)
             .withBackoff(Backoff.builder().withBase(base).withCap(cap).withJitter(jitter).build())
             .withAttemptTimeout(timeout)
