@@ -1,6 +1,7 @@
 package dev.relent.testing;
 
 import static dev.relent.testing.RelentAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.Backoff;
@@ -64,7 +65,7 @@ class RealClockTest {
     // What does not measure time still works.
     assertThat(server.journal()).hasAttempts(2);
     assertThat(server).journal().onPath("/flaky").hasAttempts(2);
-    org.assertj.core.api.Assertions.assertThat(assertThat(server.journal()).gaps()).hasSize(1);
+    assertThat(assertThat(server.journal()).gaps()).hasSize(1);
   }
 
   @Test

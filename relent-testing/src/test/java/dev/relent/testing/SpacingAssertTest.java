@@ -1,6 +1,7 @@
 package dev.relent.testing;
 
 import static dev.relent.testing.RelentAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.Backoff;
@@ -82,7 +83,7 @@ class SpacingAssertTest {
     HttpResponse<Void> response =
         retrying(FULL, 24).get(() -> client.send(down, HttpResponse.BodyHandlers.discarding()));
 
-    org.assertj.core.api.Assertions.assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.statusCode()).isEqualTo(200);
     assertThat(server.journal())
         .hasAttempts(25)
         .spacedWithin(Envelope.of(FULL))

@@ -1,6 +1,7 @@
 package dev.relent.testing;
 
 import static dev.relent.testing.RelentAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.Backoff;
@@ -167,8 +168,8 @@ class TestKitTest {
   @Test
   void theExtensionGivesEachTestAFreshServer(MockServer server) {
     assertThat(server.journal()).hasAttempts(0);
-    org.assertj.core.api.Assertions.assertThat(mock.server()).isSameAs(server);
-    org.assertj.core.api.Assertions.assertThat(server.baseUri().getHost()).isEqualTo("127.0.0.1");
+    assertThat(mock.server()).isSameAs(server);
+    assertThat(server.baseUri().getHost()).isEqualTo("127.0.0.1");
   }
 
   @Test
