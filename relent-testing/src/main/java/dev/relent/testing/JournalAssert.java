@@ -193,7 +193,7 @@ public final class JournalAssert extends AbstractAssert<JournalAssert, List<Jour
       if (gaps.get(i).compareTo(minimum) < 0) {
         failWithMessage(
             "request %d came %s after the one before, earlier than the %s asked for; gaps: %s",
-            i + 2, gaps.get(i), minimum, gaps);
+            actual.get(i + 1).sequence(), gaps.get(i), minimum, gaps);
       }
     }
     return this;

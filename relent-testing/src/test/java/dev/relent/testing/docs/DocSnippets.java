@@ -67,7 +67,7 @@ public final class DocSnippets {
         throw new IllegalArgumentException(
             "a snippet has no end: " + source.substring(from, lineEnd));
       }
-      String code = dedent(source.substring(lineEnd + 1, source.lastIndexOf('\n', end)));
+      String code = dedent(source.substring(lineEnd + 1, end).stripTrailing());
       snippets.add(withImports ? imports(source, code) + "\n" + code : code);
       from = end;
     }
