@@ -8,11 +8,7 @@ import dev.relent.Backoff;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
-import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -30,10 +26,6 @@ class RealClockTest {
 
   @RegisterExtension final MockServerExtension mock = MockServerExtension.of(SCENARIO);
 
-  private void get(URI uri) throws IOException, InterruptedException {
-    client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding());
-  }
-
   private static void failsForWantOfVirtualTime(ThrowingCallable assertion) {
     assertThatThrownBy(assertion)
         .isInstanceOf(AssertionError.class)
@@ -46,8 +38,8 @@ class RealClockTest {
 
   @Test
   void everySpacingAssertionFailsOnTheSystemClock(MockServer server) throws Exception {
-    get(server.uri("/flaky"));
-    get(server.uri("/flaky"));
+    Requests.get(client, server, "/flaky");
+    Requests.get(client, server, "/flaky");
     Envelope envelope = Envelope.of(Backoff.ofDefaults());
 
     failsForWantOfVirtualTime(() -> assertThat(server.journal()).spacedWithin(envelope));
@@ -70,12 +62,12 @@ class RealClockTest {
 
   @Test
   void aServerOnFakeTimeBesideItIsStillChecked(MockServer onSystemClock) throws Exception {
-    get(onSystemClock.uri("/flaky"));
+    Requests.get(client, onSystemClock, "/flaky");
     FakeTime time = new FakeTime();
     try (MockServer onFakeTime = MockServer.builder(SCENARIO).withClock(time).start()) {
-      get(onFakeTime.uri("/flaky"));
+      Requests.get(client, onFakeTime, "/flaky");
       time.advance(Duration.ofSeconds(3));
-      get(onFakeTime.uri("/flaky"));
+      Requests.get(client, onFakeTime, "/flaky");
 
       assertThat(onFakeTime.journal()).honoursRetryAfter(429, Duration.ofSeconds(3));
       assertThat(onFakeTime).journal().spacedAtLeast(Duration.ofSeconds(3));

@@ -13,7 +13,6 @@ import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
 import dev.relent.time.RandomSource;
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -68,15 +67,6 @@ class SpacingAssertTest {
         .build();
   }
 
-  private int get(MockServer server, String path, String... headers)
-      throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(server.uri(path));
-    for (int i = 0; i < headers.length; i += 2) {
-      request.header(headers[i], headers[i + 1]);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-  }
-
   @Test
   void aFullJitterClientPassesTheJitterCheck(MockServer server) {
     HttpRequest down = HttpRequest.newBuilder(server.uri("/down")).build();
@@ -94,7 +84,7 @@ class SpacingAssertTest {
   void aClientThatRetriesAtOnceIsInsideTheFullJitterEnvelopeButFailsTheJitterCheck(
       MockServer server) throws Exception {
     for (int i = 0; i < 25; i++) {
-      get(server, "/down"); // no wait at all between attempts
+      Requests.get(client, server, "/down"); // no wait at all between attempts
     }
 
     assertThat(server.journal()).hasAttempts(25).spacedWithin(Envelope.of(FULL));
@@ -108,10 +98,10 @@ class SpacingAssertTest {
 
   @Test
   void aClientThatAlwaysWaitsTheWholeWindowFailsTheJitterCheck(MockServer server) throws Exception {
-    get(server, "/down");
+    Requests.get(client, server, "/down");
     for (int retry = 1; retry <= 24; retry++) {
       time.advanceNanos(FULL.windowNanos(retry, 0)); // inside the envelope, but never jittered
-      get(server, "/down");
+      Requests.get(client, server, "/down");
     }
 
     assertThat(server.journal()).spacedWithin(Envelope.of(FULL));
@@ -154,7 +144,7 @@ class SpacingAssertTest {
   void manyRequestsThatRetryAtOnceFailTheGroupedCheck(MockServer server) throws Exception {
     for (int i = 0; i < 10; i++) {
       for (int attempt = 0; attempt < 3; attempt++) {
-        get(server, "/twice", "X-Request-Id", "r" + i);
+        Requests.get(client, server, "/twice", "X-Request-Id", "r" + i);
       }
     }
     assertThatThrownBy(
@@ -162,7 +152,7 @@ class SpacingAssertTest {
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("is 0.000 over 20 gaps");
 
-    get(server, "/twice");
+    Requests.get(client, server, "/twice");
     assertThatThrownBy(
             () -> assertThat(server.journal()).gapsLookJittered(Envelope.of(FULL), "X-Request-Id"))
         .isInstanceOf(AssertionError.class)
@@ -199,10 +189,10 @@ class SpacingAssertTest {
 
   @Test
   void aWaitAsLongAsTheRetryAfterPasses(MockServer server) throws Exception {
-    get(server, "/limited"); // 429, Retry-After: 2
+    Requests.get(client, server, "/limited"); // 429, Retry-After: 2
     time.advance(Duration.ofSeconds(2));
-    get(server, "/limited"); // 200
-    get(server, "/limited"); // at once: only the gaps after a 429 are checked
+    Requests.get(client, server, "/limited"); // 200
+    Requests.get(client, server, "/limited"); // at once: only the gaps after a 429 are checked
 
     assertThat(server.journal()).hasAttempts(3).honoursRetryAfter(429, Duration.ofSeconds(2));
     assertThatThrownBy(() -> assertThat(server.journal()).spacedAtLeast(Duration.ofSeconds(2)))
@@ -212,9 +202,9 @@ class SpacingAssertTest {
 
   @Test
   void aRetrySoonerThanTheRetryAfterFails(MockServer server) throws Exception {
-    get(server, "/limited");
+    Requests.get(client, server, "/limited");
     time.advance(Duration.ofMillis(100)); // a backoff that ignored the server's 2 s
-    get(server, "/limited");
+    Requests.get(client, server, "/limited");
 
     assertThatThrownBy(
             () -> assertThat(server.journal()).honoursRetryAfter(429, Duration.ofSeconds(2)))
@@ -226,8 +216,8 @@ class SpacingAssertTest {
 
   @Test
   void aRetryAfterCheckWithNothingToCheckFails(MockServer server) throws Exception {
-    get(server, "/down");
-    get(server, "/down");
+    Requests.get(client, server, "/down");
+    Requests.get(client, server, "/down");
     assertThatThrownBy(
             () -> assertThat(server.journal()).honoursRetryAfter(429, Duration.ofSeconds(2)))
         .isInstanceOf(AssertionError.class)
