@@ -41,21 +41,19 @@ class ReadmeExampleTest {
 
     // --- begin README (with imports)
     // One policy and one executor per downstream, shared by every call.
-    RetryPolicy<Quote> policy =
-        RetryPolicy.<Quote>builder()
-            .retryOn(IOException.class) // transient faults; other exceptions fail fast
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withMaxRetries(4)
             .withDeadline(Duration.ofSeconds(30)) // the whole operation, waits included
             .build();
 
     RelentExecutor<Quote> executor =
-        RelentExecutor.builder(policy)
+        RelentExecutor.<Quote>builder(policy)
+            .retryOn(IOException.class) // transient faults; other exceptions fail fast
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
             .withRetryBudget(RetryBudget.ofDefaults())
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            .withTicker(time) // test only
-            .withClock(time) // test only
-            .withSleeper(new RecordingSleeper(time)) // test only
+            .withTime(time) // test only
             .build();
 
     // Each attempt learns its time limit: min(attempt timeout, deadline left).

@@ -12,7 +12,6 @@ import dev.relent.RetryPolicy;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
-import dev.relent.time.RandomSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -52,18 +51,15 @@ class SpacingAssertTest {
 
   /** A client that retries 503s with the given backoff, waiting on the shared fake time. */
   private RelentExecutor<HttpResponse<Void>> retrying(Backoff backoff, int maxRetries) {
-    RetryPolicy<HttpResponse<Void>> policy =
-        RetryPolicy.<HttpResponse<Void>>builder()
-            .retryIf(response -> response.statusCode() == 503)
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withBackoff(backoff)
             .withMaxRetries(maxRetries)
             .withDeadline(Duration.ofHours(1))
             .build();
-    return RelentExecutor.builder(policy)
-        .withTicker(time)
-        .withClock(time)
-        .withSleeper(new RecordingSleeper(time))
-        .withRandom(RandomSource.seeded(7))
+    return RelentExecutor.<HttpResponse<Void>>builder(policy)
+        .retryIf(response -> response.statusCode() == 503)
+        .withTime(time)
         .build();
   }
 

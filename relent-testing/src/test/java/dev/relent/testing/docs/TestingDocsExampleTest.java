@@ -11,10 +11,7 @@ import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
 import dev.relent.testing.Envelope;
 import dev.relent.testing.FakeTime;
-import dev.relent.testing.ManualScheduler;
 import dev.relent.testing.MockServerExtension;
-import dev.relent.testing.RecordingSleeper;
-import dev.relent.time.RandomSource;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,16 +43,11 @@ class TestingDocsExampleTest {
   @Test
   void retriesTwiceInsideTheBackoffEnvelope(MockServer server) {
     Backoff backoff = Backoff.ofDefaults(); // full jitter, 500 ms doubling up to 30 s
-    RetryPolicy<HttpResponse<Void>> policy =
-        RetryPolicy.<HttpResponse<Void>>builder()
-            .retryIf(response -> response.statusCode() == 503)
-            .withBackoff(backoff)
-            .build();
     RelentExecutor<HttpResponse<Void>> executor =
-        RelentExecutor.builder(policy)
-            .withTicker(time) // the client waits on the same virtual time
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
+        RelentExecutor.<HttpResponse<Void>>builder(
+                RetryPolicy.builder().withBackoff(backoff).build())
+            .retryIf(response -> response.statusCode() == 503)
+            .withTime(time) // the client waits on the same virtual time
             .build();
 
     HttpRequest request = HttpRequest.newBuilder(server.uri("/flaky")).build();
@@ -71,14 +63,11 @@ class TestingDocsExampleTest {
   @Test
   void recordingSleeper() {
     // --- begin recording sleeper
-    FakeTime time = new FakeTime();
-    RecordingSleeper sleeper = new RecordingSleeper(time);
+    FakeTime time = new FakeTime(); // ticker, clock, sleeper, scheduler and seeded randomness
     RelentExecutor<String> executor =
-        RelentExecutor.builder(RetryPolicy.<String>builder().retryOn(IOException.class).build())
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(sleeper)
-            .withRandom(RandomSource.seeded(42)) // the same jitter on every run
+        RelentExecutor.<String>builder(RetryPolicy.ofDefaults())
+            .retryOn(IOException.class)
+            .withTime(time)
             .build();
 
     int[] calls = {0};
@@ -92,8 +81,8 @@ class TestingDocsExampleTest {
             });
 
     assertThat(answer).isEqualTo("ok");
-    assertThat(sleeper.waits()).hasSize(2); // one wait before each retry, none really slept
-    assertThat(time.elapsed()).isEqualTo(sleeper.total());
+    assertThat(time.sleeper().waits()).hasSize(2); // one wait before each retry, none slept
+    assertThat(time.elapsed()).isEqualTo(time.sleeper().total());
     // --- end
   }
 
@@ -101,13 +90,10 @@ class TestingDocsExampleTest {
   void manualScheduler() {
     // --- begin manual scheduler
     FakeTime time = new FakeTime();
-    ManualScheduler scheduler = new ManualScheduler(time);
     RelentExecutor<String> executor =
-        RelentExecutor.builder(RetryPolicy.<String>builder().retryIf("busy"::equals).build())
-            .withTicker(time)
-            .withClock(time)
-            .withScheduler(scheduler)
-            .withRandom(RandomSource.seeded(42))
+        RelentExecutor.<String>builder(RetryPolicy.ofDefaults())
+            .retryIf("busy"::equals)
+            .withTime(time)
             .build();
 
     int[] calls = {0};
@@ -115,10 +101,10 @@ class TestingDocsExampleTest {
         executor.getAsync(ctx -> CompletableFuture.completedFuture(++calls[0] < 2 ? "busy" : "ok"));
 
     assertThat(answer).isNotDone(); // the retry waits in the scheduler, not on a thread
-    assertThat(scheduler.pending()).isEqualTo(1);
-    scheduler.runUntilIdle(); // moves the fake time to the retry and runs it here
+    assertThat(time.scheduler().pending()).isEqualTo(1);
+    time.scheduler().runUntilIdle(); // moves the fake time to the retry and runs it here
     assertThat(answer).isCompletedWithValue("ok");
-    assertThat(time.elapsed()).isEqualTo(scheduler.delays().get(0));
+    assertThat(time.elapsed()).isEqualTo(time.scheduler().delays().get(0));
     // --- end
   }
 

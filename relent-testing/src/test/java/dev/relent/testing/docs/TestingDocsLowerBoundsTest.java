@@ -13,8 +13,6 @@ import dev.relent.mockserver.Step;
 import dev.relent.testing.Envelope;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
-import dev.relent.testing.RecordingSleeper;
-import dev.relent.time.RandomSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -46,25 +44,19 @@ class TestingDocsLowerBoundsTest {
 
   /** A client on the shared fake time that retries 429 and 503 and honours Retry-After. */
   private RelentExecutor<HttpResponse<Void>> retryingClient(Backoff backoff) {
-    RetryPolicy<HttpResponse<Void>> policy =
-        RetryPolicy.<HttpResponse<Void>>builder()
-            .retryIf(r -> r.statusCode() == 429 || r.statusCode() == 503)
-            .withHints(
-                (r, failure) ->
-                    r == null
-                        ? null
-                        : r.headers()
-                            .firstValue("Retry-After")
-                            .flatMap(v -> RetryAfter.parse(v, Instant.ofEpochMilli(time.millis())))
-                            .map(wait -> ServerHint.retryAfter(wait, "Retry-After"))
-                            .orElse(null))
-            .withBackoff(backoff)
-            .build();
-    return RelentExecutor.builder(policy)
-        .withTicker(time)
-        .withClock(time)
-        .withSleeper(new RecordingSleeper(time))
-        .withRandom(RandomSource.seeded(42))
+    return RelentExecutor.<HttpResponse<Void>>builder(
+            RetryPolicy.builder().withBackoff(backoff).build())
+        .retryIf(r -> r.statusCode() == 429 || r.statusCode() == 503)
+        .withHintExtractor(
+            (r, failure) ->
+                r == null
+                    ? null
+                    : r.headers()
+                        .firstValue("Retry-After")
+                        .flatMap(v -> RetryAfter.parse(v, Instant.ofEpochMilli(time.millis())))
+                        .map(wait -> ServerHint.retryAfter(wait, "Retry-After"))
+                        .orElse(null))
+        .withTime(time)
         .build();
   }
 

@@ -7,7 +7,6 @@ import dev.relent.RetryPolicy;
 import dev.relent.mockserver.MockServer;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
-import dev.relent.testing.RecordingSleeper;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -30,13 +29,9 @@ class TestingDocsSharedServerTest {
   @Test
   void aTimedOutPaymentIsRetriedWithItsKeyAndCreatedOnce(MockServer server) {
     RelentExecutor<HttpResponse<Void>> executor =
-        RelentExecutor.builder(
-                RetryPolicy.<HttpResponse<Void>>builder()
-                    .retryIf(r -> r.statusCode() == 504)
-                    .build())
-            .withTicker(TIME)
-            .withClock(TIME)
-            .withSleeper(new RecordingSleeper(TIME))
+        RelentExecutor.<HttpResponse<Void>>builder(RetryPolicy.ofDefaults())
+            .retryIf(r -> r.statusCode() == 504)
+            .withTime(TIME)
             .build();
     HttpRequest pay =
         HttpRequest.newBuilder(server.uri("/payments"))
