@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads a scenario file into a {@link Scenario}.
@@ -111,6 +113,8 @@ final class ScenarioParser {
   private static final List<String> SERVER_KEYS = List.of("host", "port");
   // An endpoint whose path is unusable is still checked in full, on a stand-in that is dropped.
   private static final String STAND_IN = "/stand-in";
+  // A non-negative integer and a unit; ISO 8601 is parsed apart.
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,10})(ms|s|m|h|d)?");
   private static final String DURATION_EXPECTED = "expected a duration like 250ms, 2s, 1m or PT2S";
   private static final String METHOD_EXPECTED =
       "expected a method like \"GET\", \"*\" for any, or an array of methods";
@@ -340,37 +344,31 @@ final class ScenarioParser {
   /** Reads an integer for a setting of {@code range}, which names it when a value is no integer. */
   private Reader<Integer> int32(IntRange range) {
     return (obj, path, key) -> {
-      String expected = "an integer " + range.text();
-      Long v = integer(obj, path, key, expected);
-      if (v != null && v != v.intValue()) {
-        // No setter takes it: more digits than any range here allows.
-        Node n = obj.fields.get(key);
-        problem(n.line, join(path, key), "expected " + expected + ", got " + got(n));
-        return null;
-      }
+      // A value no int holds is outside every range here.
+      Long v =
+          integer(
+              obj, path, key, "an integer " + range.text(), Integer.MIN_VALUE, Integer.MAX_VALUE);
       return v == null ? null : v.intValue();
     };
   }
 
   private Long int64(Node obj, String path, String key) {
-    return integer(obj, path, key, "an integer");
+    return integer(obj, path, key, "an integer", Long.MIN_VALUE, Long.MAX_VALUE);
   }
 
-  private Long integer(Node obj, String path, String key, String expected) {
-    Node n = value(obj, path, key, isInteger(obj.fields.get(key)), "expected " + expected);
-    if (n == null) {
-      return null;
+  private Long integer(Node obj, String path, String key, String expected, long min, long max) {
+    Node n = obj.fields.get(key);
+    Long v = null;
+    if (n != null && n.token == JsonToken.VALUE_NUMBER_INT) {
+      try {
+        long parsed = Long.parseLong(n.text);
+        v = parsed >= min && parsed <= max ? parsed : null;
+      } catch (NumberFormatException e) {
+        // Larger than a long: reported below.
+      }
     }
-    try {
-      return Long.parseLong(n.text);
-    } catch (NumberFormatException e) {
-      problem(n.line, join(path, key), "expected " + expected + ", got " + got(n));
-      return null;
-    }
-  }
-
-  private static boolean isInteger(Node n) {
-    return n == null || n.token == JsonToken.VALUE_NUMBER_INT;
+    value(obj, path, key, n == null || v != null, "expected " + expected);
+    return v;
   }
 
   private Boolean bool(Node obj, String path, String key) {
@@ -448,35 +446,25 @@ final class ScenarioParser {
         return null;
       }
     }
-    int i = 0;
-    long value = 0;
-    while (i < text.length() && Character.isDigit(text.charAt(i))) {
-      value = value * 10 + (text.charAt(i) - '0');
-      if (value > 1_000_000_000L) {
-        return null;
-      }
-      i++;
-    }
-    if (i == 0) {
+    Matcher m = DURATION.matcher(text);
+    if (!m.matches()) {
       return null;
     }
-    switch (text.substring(i)) {
-      case "ms":
-        return Duration.ofMillis(value);
-      case "s":
-        return Duration.ofSeconds(value);
-      case "m":
-        return Duration.ofMinutes(value);
-      case "h":
-        return Duration.ofHours(value);
-      case "d":
-        return Duration.ofDays(value);
-      case "":
-        // A bare number is ambiguous (seconds or milliseconds?); only zero means the same in both.
-        return value == 0 ? Duration.ZERO : null;
-      default:
-        return null;
+    long value = Long.parseLong(m.group(1));
+    if (value > 1_000_000_000L) {
+      return null;
     }
+    if (m.group(2) == null) {
+      // A bare number is ambiguous (seconds or milliseconds?); only zero means the same in both.
+      return value == 0 ? Duration.ZERO : null;
+    }
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(value);
+      case "s" -> Duration.ofSeconds(value);
+      case "m" -> Duration.ofMinutes(value);
+      case "h" -> Duration.ofHours(value);
+      default -> Duration.ofDays(value);
+    };
   }
 
   // ---- the format ----------------------------------------------------------------------------

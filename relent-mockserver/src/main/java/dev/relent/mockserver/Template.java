@@ -6,6 +6,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A header value compiled once, rendered per response. Text outside {@code {{...}}} is literal;
@@ -60,6 +62,9 @@ final class Template {
   }
 
   private record Part(Kind kind, long offsetSeconds) {}
+
+  // N: an optional sign, digits and an optional unit (seconds by default).
+  private static final Pattern OFFSET = Pattern.compile("([+-]?)(\\d{1,12})([smhd]?)");
 
   private final String source;
   // Literal strings and Parts in order; null when the value has no template.
@@ -137,43 +142,22 @@ final class Template {
   }
 
   private static Long offsetSeconds(String arg) {
-    int i = 0;
-    int sign = 1;
-    if (arg.charAt(0) == '+' || arg.charAt(0) == '-') {
-      sign = arg.charAt(0) == '-' ? -1 : 1;
-      i = 1;
-    }
-    int digits = i;
-    long value = 0;
-    while (i < arg.length() && Character.isDigit(arg.charAt(i))) {
-      value = value * 10 + (arg.charAt(i) - '0');
-      if (value > 100_000_000_000L) {
-        return null;
-      }
-      i++;
-    }
-    if (i == digits) {
+    Matcher m = OFFSET.matcher(arg);
+    if (!m.matches()) {
       return null;
     }
-    long unit;
-    switch (arg.substring(i)) {
-      case "":
-      case "s":
-        unit = 1;
-        break;
-      case "m":
-        unit = 60;
-        break;
-      case "h":
-        unit = 3600;
-        break;
-      case "d":
-        unit = 86_400;
-        break;
-      default:
-        return null;
+    long value = Long.parseLong(m.group(2));
+    if (value > 100_000_000_000L) {
+      return null;
     }
-    return sign * value * unit;
+    long unit =
+        switch (m.group(3)) {
+          case "m" -> 60;
+          case "h" -> 3600;
+          case "d" -> 86_400;
+          default -> 1;
+        };
+    return (m.group(1).equals("-") ? -value : value) * unit;
   }
 
   /** The value as written in the scenario. */
