@@ -1,11 +1,15 @@
 /**
  * Relent's retry engine: policies, guards and the executor that composes them. JDK only.
  *
- * <p>{@code dev.relent} is the API; {@code dev.relent.spi} holds the time, randomness and
- * guard-state interfaces that tests and other stores implement. Everything in {@code
- * dev.relent.internal} may change without notice.
+ * <p>{@code dev.relent} holds the executor, the retry policy, backoff, events and errors; {@code
+ * dev.relent.guard} the circuit breaker, retry budget, pacer and concurrency limit; {@code
+ * dev.relent.time} the injected time sources; {@code dev.relent.spi} the interfaces a store
+ * implements to keep a guard's state elsewhere. Everything in {@code dev.relent.internal} may
+ * change without notice.
  */
 module dev.relent.core {
   exports dev.relent;
+  exports dev.relent.guard;
+  exports dev.relent.time;
   exports dev.relent.spi;
 }

@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.time.Durations;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -9,7 +10,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * An asynchronous operation: the decisions of {@link Execution}, driven by callbacks. No thread
- * blocks: waits are {@link dev.relent.spi.Scheduler} tasks, a concurrency slot is awaited as a
+ * blocks: waits are {@link dev.relent.time.Scheduler} tasks, a concurrency slot is awaited as a
  * future, the attempt's timeout is a scheduled task that completes the attempt's future.
  *
  * <p>Cancellation: {@link #promise} may be completed or cancelled by the caller at any time, from

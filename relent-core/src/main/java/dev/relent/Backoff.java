@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.Nanos;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -91,10 +93,10 @@ public interface Backoff {
    * Returns the delay before the given retry. Pure: the same arguments give the same result.
    *
    * <p>The draw maps linearly onto {@code [minNanos, windowNanos]} (rounded down): {@code 0} gives
-   * the lower bound, {@code 1} the upper bound. A {@link dev.relent.spi.RandomSource} yields values
-   * in {@code [0, 1)}; {@code 1} itself is accepted too so that a test can pin the upper edge of
-   * the envelope. A draw outside {@code [0, 1]} or {@code NaN} is a broken random source and is
-   * rejected rather than silently clamped.
+   * the lower bound, {@code 1} the upper bound. A {@link dev.relent.time.RandomSource} yields
+   * values in {@code [0, 1)}; {@code 1} itself is accepted too so that a test can pin the upper
+   * edge of the envelope. A draw outside {@code [0, 1]} or {@code NaN} is a broken random source
+   * and is rejected rather than silently clamped.
    *
    * @param retry the retry number, 1 for the first retry
    * @param previousDelayNanos the delay chosen for the previous retry; used only by {@link
@@ -158,7 +160,7 @@ public interface Backoff {
      * @throws IllegalArgumentException if {@code base} is zero, negative or too large
      */
     public Builder withBase(Duration base) {
-      this.base = Durations.requirePositive(base, "base");
+      this.base = Nanos.requirePositive(base, "base");
       return this;
     }
 
@@ -172,7 +174,7 @@ public interface Backoff {
      * @throws IllegalArgumentException if {@code cap} is zero, negative or too large
      */
     public Builder withCap(Duration cap) {
-      this.cap = Durations.requirePositive(cap, "cap");
+      this.cap = Nanos.requirePositive(cap, "cap");
       return this;
     }
 

@@ -1,10 +1,15 @@
 package dev.relent;
 
-import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
-import dev.relent.spi.Scheduler;
-import dev.relent.spi.Sleeper;
-import dev.relent.spi.Ticker;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
+import dev.relent.internal.Nanos;
+import dev.relent.time.Clock;
+import dev.relent.time.RandomSource;
+import dev.relent.time.Scheduler;
+import dev.relent.time.Sleeper;
+import dev.relent.time.Ticker;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
@@ -59,10 +64,9 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
     random = b.random;
     hints = config.hintExtractor().orElse(null);
     listeners = List.copyOf(b.listeners);
-    deadlineNanos = Durations.saturatedNanos(config.deadline());
-    attemptTimeoutNanos = Durations.saturatedNanos(config.attemptTimeout());
-    maxServerWaitNanos =
-        config.maxServerWait().map(Durations::saturatedNanos).orElse(deadlineNanos);
+    deadlineNanos = Nanos.saturatedNanos(config.deadline());
+    attemptTimeoutNanos = Nanos.saturatedNanos(config.attemptTimeout());
+    maxServerWaitNanos = config.maxServerWait().map(Nanos::saturatedNanos).orElse(deadlineNanos);
     for (int i = 0; i < failures.length; i++) {
       failures[i] = new LongAdder();
     }

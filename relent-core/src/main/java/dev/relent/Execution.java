@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.Nanos;
+import dev.relent.time.Durations;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
@@ -45,7 +47,7 @@ class Execution<R> implements AttemptContext {
   Execution(DefaultRelentExecutor<R> x, long now) {
     this.x = x;
     this.startNanos = now;
-    this.deadlineAt = Durations.saturatedAdd(now, x.deadlineNanos);
+    this.deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
   }
 
   /**
@@ -56,7 +58,7 @@ class Execution<R> implements AttemptContext {
    */
   final void reuse(long now) {
     startNanos = now;
-    deadlineAt = Durations.saturatedAdd(now, x.deadlineNanos);
+    deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
     attempts = 0;
     attemptTimeoutNanos = 0;
     prevDelayNanos = 0;
@@ -225,7 +227,7 @@ class Execution<R> implements AttemptContext {
       }
     }
     if (hint != null && hint.pausesAll() && x.pacer != null) {
-      x.pacer.pauseUntil(Durations.saturatedAdd(attemptStart, hint.waitNanos()));
+      x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
     }
     if (x.observed()) {
       x.emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -314,7 +316,7 @@ class Execution<R> implements AttemptContext {
       // The server's wait is a minimum; the spread keeps clients released together apart, but
       // never pushes a wait that fits past the deadline.
       long spread = (long) (asked * x.config.hintSpread() * x.random.nextDouble());
-      long hinted = Math.min(Durations.saturatedAdd(asked, spread), Math.max(asked, left - 1));
+      long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
       wait = Math.max(backoff, hinted);
     }
     if (wait >= left) {

@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.time.Durations;
 import java.time.Instant;
 
 /**

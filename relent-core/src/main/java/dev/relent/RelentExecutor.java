@@ -1,10 +1,14 @@
 package dev.relent;
 
-import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
-import dev.relent.spi.Scheduler;
-import dev.relent.spi.Sleeper;
-import dev.relent.spi.Ticker;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
+import dev.relent.time.Clock;
+import dev.relent.time.RandomSource;
+import dev.relent.time.Scheduler;
+import dev.relent.time.Sleeper;
+import dev.relent.time.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

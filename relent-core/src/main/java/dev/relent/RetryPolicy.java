@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.Nanos;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,7 +151,7 @@ public interface RetryPolicy<R> {
      * @throws IllegalArgumentException if {@code deadline} is zero or negative
      */
     public Builder<R> withDeadline(Duration deadline) {
-      this.deadline = Durations.requirePositive(deadline, "deadline");
+      this.deadline = Nanos.requirePositive(deadline, "deadline");
       return this;
     }
 
@@ -164,7 +166,7 @@ public interface RetryPolicy<R> {
      * @throws IllegalArgumentException if {@code attemptTimeout} is zero or negative
      */
     public Builder<R> withAttemptTimeout(Duration attemptTimeout) {
-      this.attemptTimeout = Durations.requirePositive(attemptTimeout, "attemptTimeout");
+      this.attemptTimeout = Nanos.requirePositive(attemptTimeout, "attemptTimeout");
       return this;
     }
 
@@ -179,7 +181,7 @@ public interface RetryPolicy<R> {
      * @throws IllegalArgumentException if {@code maxServerWait} is negative
      */
     public Builder<R> withMaxServerWait(Duration maxServerWait) {
-      this.maxServerWait = Durations.requireNonNegative(maxServerWait, "maxServerWait");
+      this.maxServerWait = Nanos.requireNonNegative(maxServerWait, "maxServerWait");
       return this;
     }
 

@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.Nanos;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -78,7 +80,7 @@ public final class ServerHint {
     if (wait.isNegative()) {
       throw new IllegalArgumentException("wait must be >= 0: " + wait.toMillis() + " ms");
     }
-    return Durations.saturatedNanos(wait);
+    return Nanos.saturatedNanos(wait);
   }
 
   private static String requireSource(String source) {

@@ -3,6 +3,6 @@
  *
  * <p>Policies and guards are immutable or thread-safe and meant to be shared; builders are not
  * thread-safe. Nothing here waits on its own: guards return decisions, and only the executor waits,
- * through the injected {@link dev.relent.spi.Sleeper} or {@link dev.relent.spi.Scheduler}.
+ * through the injected {@link dev.relent.time.Sleeper} or {@link dev.relent.time.Scheduler}.
  */
 package dev.relent;

@@ -3,7 +3,7 @@ package dev.relent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.relent.bench;
 
-import dev.relent.spi.Ticker;
+import dev.relent.time.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,8 +1,8 @@
 package dev.relent.bench;
 
-import dev.relent.CircuitBreaker;
-import dev.relent.Pacer;
-import dev.relent.spi.Ticker;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.Pacer;
+import dev.relent.time.Ticker;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -18,14 +18,14 @@ final class Inline {
   /** The delay queue behind the peers' later tasks. */
   static final ScheduledThreadPoolExecutor LATER = newDelayQueue();
 
-  /** Relent's {@link dev.relent.spi.Scheduler}. */
-  static final dev.relent.spi.Scheduler RELENT =
+  /** Relent's {@link dev.relent.time.Scheduler}. */
+  static final dev.relent.time.Scheduler RELENT =
       (task, delayNanos) -> {
         if (delayNanos <= 0) {
           task.run();
           return Done.INSTANCE;
         }
-        return dev.relent.spi.Scheduler.system().schedule(task, delayNanos);
+        return dev.relent.time.Scheduler.system().schedule(task, delayNanos);
       };
 
   /** Failsafe's {@link dev.failsafe.spi.Scheduler}. */

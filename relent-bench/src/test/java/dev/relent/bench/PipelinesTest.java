@@ -3,12 +3,12 @@ package dev.relent.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.CircuitBreaker;
-import dev.relent.ConcurrencyLimit;
-import dev.relent.Pacer;
 import dev.relent.RelentCounters;
 import dev.relent.RelentExecutor;
-import dev.relent.spi.Ticker;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
+import dev.relent.time.Ticker;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.ratelimiter.RateLimiter;

@@ -1,8 +1,8 @@
 package dev.relent.cli;
 
 import dev.relent.http.Redactor;
-import dev.relent.spi.Clock;
-import dev.relent.spi.Ticker;
+import dev.relent.time.Clock;
+import dev.relent.time.Ticker;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;

@@ -1,11 +1,11 @@
 package dev.relent.cli;
 
-import dev.relent.ConcurrencyLimit;
-import dev.relent.Pacer;
 import dev.relent.RelentEvent;
 import dev.relent.RelentException;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
@@ -13,9 +13,9 @@ import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
-import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
-import dev.relent.spi.Ticker;
+import dev.relent.time.Clock;
+import dev.relent.time.RandomSource;
+import dev.relent.time.Ticker;
 import java.io.IOException;
 import java.io.Writer;
 import java.math.BigDecimal;

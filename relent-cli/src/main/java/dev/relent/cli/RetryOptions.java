@@ -3,7 +3,7 @@ package dev.relent.cli;
 import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RetryPolicy;
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import picocli.CommandLine;

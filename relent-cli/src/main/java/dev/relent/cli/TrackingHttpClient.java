@@ -1,6 +1,6 @@
 package dev.relent.cli;
 
-import dev.relent.spi.Ticker;
+import dev.relent.time.Ticker;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;

@@ -19,7 +19,7 @@ import java.lang.invoke.VarHandle;
  * <p>Only for sections that never block, never call foreign code and always end: {@link #unlock()}
  * belongs in a {@code finally} whenever the section can throw.
  */
-abstract class SpinLocked {
+public abstract class SpinLocked {
   private static final int SPINS = 64;
   private static final int MAX_BACKOFF_SHIFT = 8;
   private static final VarHandle LOCKED;
@@ -35,10 +35,10 @@ abstract class SpinLocked {
   @SuppressWarnings("unused") // accessed through LOCKED
   private volatile int locked;
 
-  SpinLocked() {}
+  protected SpinLocked() {}
 
   /** Takes the lock, spinning (then yielding) while another thread holds it. */
-  final void lock() {
+  protected final void lock() {
     if (!LOCKED.compareAndSet(this, 0, 1)) {
       lockContended();
     }
@@ -63,7 +63,7 @@ abstract class SpinLocked {
   }
 
   /** Releases the lock taken by {@link #lock()} on this thread. */
-  final void unlock() {
+  protected final void unlock() {
     LOCKED.setRelease(this, 0);
   }
 }

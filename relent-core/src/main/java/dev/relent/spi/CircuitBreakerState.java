@@ -1,12 +1,11 @@
 package dev.relent.spi;
 
-import dev.relent.CircuitBreaker.State;
-import dev.relent.internal.InMemoryCircuitBreakerState;
+import dev.relent.time.Ticker;
 
 /**
- * Where a {@link dev.relent.CircuitBreaker} keeps its state: in memory by default, or in a store
- * such as Redis so that many processes share one breaker. Implementations must make each method one
- * atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
+ * Where a {@link dev.relent.guard.CircuitBreaker} keeps its state: in memory by default, or in a
+ * store such as Redis so that many processes share one breaker. Implementations must make each
+ * method one atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
  *
  * <p>Sharing: breakers built on one state see one downstream through the same eyes: the failures of
  * every process count towards one window, all of them open together, and the half-open probes are
@@ -68,6 +67,18 @@ import dev.relent.internal.InMemoryCircuitBreakerState;
  * clock) or must map them to its own time base; results are durations.
  */
 public interface CircuitBreakerState {
+  /**
+   * The breaker's phase as a store keeps it; {@link dev.relent.guard.CircuitBreaker.State} lists
+   * the same phases, in the same order, for users.
+   */
+  enum Phase {
+    /** Calls go through and their outcomes are counted. */
+    CLOSED,
+    /** Calls are refused until the open period is over. */
+    OPEN,
+    /** A few probe calls test whether the downstream has recovered. */
+    HALF_OPEN
+  }
 
   /**
    * Returned by {@link #tryAcquirePermission} when the call is permitted as the first probe and
@@ -167,18 +178,18 @@ public interface CircuitBreakerState {
   /** A transition made by an operation; shared constants, so returning one allocates nothing. */
   enum Change {
     /** The window went over the threshold. */
-    CLOSED_TO_OPEN(State.CLOSED, State.OPEN),
+    CLOSED_TO_OPEN(Phase.CLOSED, Phase.OPEN),
     /** The open period ended (made lazily, by the first operation that notices). */
-    OPEN_TO_HALF_OPEN(State.OPEN, State.HALF_OPEN),
+    OPEN_TO_HALF_OPEN(Phase.OPEN, Phase.HALF_OPEN),
     /** Every probe needed succeeded; the window was cleared. */
-    HALF_OPEN_TO_CLOSED(State.HALF_OPEN, State.CLOSED),
+    HALF_OPEN_TO_CLOSED(Phase.HALF_OPEN, Phase.CLOSED),
     /** A probe failed; a new open period started. */
-    HALF_OPEN_TO_OPEN(State.HALF_OPEN, State.OPEN);
+    HALF_OPEN_TO_OPEN(Phase.HALF_OPEN, Phase.OPEN);
 
-    private final State from;
-    private final State to;
+    private final Phase from;
+    private final Phase to;
 
-    Change(State from, State to) {
+    Change(Phase from, Phase to) {
       this.from = from;
       this.to = to;
     }
@@ -188,7 +199,7 @@ public interface CircuitBreakerState {
      *
      * @return the state before
      */
-    public State from() {
+    public Phase from() {
       return from;
     }
 
@@ -197,7 +208,7 @@ public interface CircuitBreakerState {
      *
      * @return the state after
      */
-    public State to() {
+    public Phase to() {
       return to;
     }
   }
@@ -214,7 +225,7 @@ public interface CircuitBreakerState {
    *     {@code null}
    */
   record Snapshot(
-      State state,
+      Phase state,
       long calls,
       long failures,
       int probesInFlight,

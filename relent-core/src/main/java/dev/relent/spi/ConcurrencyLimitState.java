@@ -1,11 +1,10 @@
 package dev.relent.spi;
 
-import dev.relent.internal.InMemoryConcurrencyLimitState;
-
 /**
- * Where a {@link dev.relent.ConcurrencyLimit} counts its slots in use: in memory by default, or in
- * a store such as Redis so that many processes share one limit. Implementations must make each
- * method one atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
+ * Where a {@link dev.relent.guard.ConcurrencyLimit} counts its slots in use: in memory by default,
+ * or in a store such as Redis so that many processes share one limit. Implementations must make
+ * each method one atomic operation (in Redis: one Lua script, one round trip) and must be
+ * thread-safe.
  *
  * <p>The state is one number, {@code inUse}, initially 0. Every store implements the same rules:
  *
@@ -18,12 +17,12 @@ import dev.relent.internal.InMemoryConcurrencyLimitState;
  * </pre>
  *
  * <p>Only the count is shared. The queue of callers waiting for a slot stays in each process, in
- * its {@link dev.relent.ConcurrencyLimit}: a shared state bounds the calls of the whole fleet, and
- * a slot given back in one process wakes that process's waiters at once, while a slot given back
- * elsewhere is noticed only when a local waiter polls (see {@link
- * dev.relent.ConcurrencyLimit.Builder#withState}). A slot taken by a process that dies without
- * giving it back stays taken: the count cannot tell whose it is, so a store that must survive
- * crashes needs leases with an expiry, which this interface does not model.
+ * its {@link dev.relent.guard.ConcurrencyLimit}: a shared state bounds the calls of the whole
+ * fleet, and a slot given back in one process wakes that process's waiters at once, while a slot
+ * given back elsewhere is noticed only when a local waiter polls (see {@link
+ * dev.relent.guard.ConcurrencyLimit.Builder#withState}). A slot taken by a process that dies
+ * without giving it back stays taken: the count cannot tell whose it is, so a store that must
+ * survive crashes needs leases with an expiry, which this interface does not model.
  */
 public interface ConcurrencyLimitState {
 

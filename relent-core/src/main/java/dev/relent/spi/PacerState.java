@@ -1,11 +1,11 @@
 package dev.relent.spi;
 
-import dev.relent.internal.InMemoryPacerState;
+import dev.relent.time.Ticker;
 
 /**
- * Where a {@link dev.relent.Pacer} keeps its schedule: in memory by default, or in a store such as
- * Redis so that many processes share one start rate. Implementations must make each method one
- * atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
+ * Where a {@link dev.relent.guard.Pacer} keeps its schedule: in memory by default, or in a store
+ * such as Redis so that many processes share one start rate. Implementations must make each method
+ * one atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
  *
  * <p>The state is four numbers: the theoretical arrival time {@code tat} (GCRA, virtual
  * scheduling), the start time of the newest reservation {@code lastStart} with the number of live

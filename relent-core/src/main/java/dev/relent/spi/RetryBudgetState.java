@@ -1,11 +1,11 @@
 package dev.relent.spi;
 
-import dev.relent.internal.InMemoryRetryBudgetState;
+import dev.relent.time.Ticker;
 
 /**
- * Where a {@link dev.relent.RetryBudget} keeps its counts: in memory by default, or in a store such
- * as Redis so that many processes share one budget. Implementations must make each method one
- * atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
+ * Where a {@link dev.relent.guard.RetryBudget} keeps its counts: in memory by default, or in a
+ * store such as Redis so that many processes share one budget. Implementations must make each
+ * method one atomic operation (in Redis: one Lua script, one round trip) and must be thread-safe.
  *
  * <p>The state is two counters, first attempts and retries, over a sliding window of {@link
  * Config#buckets()} buckets of {@link Config#bucketNanos()} each: bucket {@code i} holds the events

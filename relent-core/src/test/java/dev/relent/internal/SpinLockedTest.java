@@ -58,7 +58,7 @@ class SpinLockedTest {
 
   @Test
   void aSectionThatThrowsReleasesTheLock() {
-    InMemoryRetryBudgetState state = new InMemoryRetryBudgetState();
+    RetryBudgetState state = RetryBudgetState.inMemory();
     RetryBudgetState.Config tenBuckets =
         new RetryBudgetState.Config(1_000_000_000L, 10, 100_000, 1);
     RetryBudgetState.Config fiveBuckets =

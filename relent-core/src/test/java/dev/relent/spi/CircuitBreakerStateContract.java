@@ -1,15 +1,15 @@
 package dev.relent.spi;
 
-import static dev.relent.CircuitBreaker.State.CLOSED;
-import static dev.relent.CircuitBreaker.State.HALF_OPEN;
-import static dev.relent.CircuitBreaker.State.OPEN;
 import static dev.relent.spi.CircuitBreakerState.PERMITTED_AND_HALF_OPENED;
+import static dev.relent.spi.CircuitBreakerState.Phase.CLOSED;
+import static dev.relent.spi.CircuitBreakerState.Phase.HALF_OPEN;
+import static dev.relent.spi.CircuitBreakerState.Phase.OPEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.CircuitBreaker.State;
 import dev.relent.spi.CircuitBreakerState.Change;
 import dev.relent.spi.CircuitBreakerState.Config;
+import dev.relent.spi.CircuitBreakerState.Phase;
 import dev.relent.spi.CircuitBreakerState.Snapshot;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -309,7 +309,7 @@ public abstract class CircuitBreakerStateContract {
   private static final class Model {
     final Config config;
     final ArrayDeque<long[]> window = new ArrayDeque<>(); // {bucket or 0, 1 if failure}
-    State mode = CLOSED;
+    Phase mode = CLOSED;
     long openedAt;
     int inFlight;
     int succeeded;
@@ -400,7 +400,7 @@ public abstract class CircuitBreakerStateContract {
       return window.stream().filter(outcome -> outcome[1] == 1).count();
     }
 
-    private void enter(State to) {
+    private void enter(Phase to) {
       mode = to;
       inFlight = 0;
       succeeded = 0;

@@ -3,7 +3,6 @@ package dev.relent.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.internal.InMemoryCircuitBreakerState;
 import dev.relent.spi.CircuitBreakerState.Config;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import dev.relent.OutcomeDescriber;
 import dev.relent.RelentListener;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
-import dev.relent.spi.Clock;
+import dev.relent.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

@@ -4,7 +4,7 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
-import dev.relent.spi.Scheduler;
+import dev.relent.time.Scheduler;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,12 +2,12 @@ package dev.relent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relent.CircuitBreaker;
-import dev.relent.Pacer;
 import dev.relent.RelentExecutor;
-import dev.relent.RetryBudget;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;
 import java.net.URI;

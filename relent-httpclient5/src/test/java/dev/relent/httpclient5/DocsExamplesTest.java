@@ -2,8 +2,8 @@ package dev.relent.httpclient5;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relent.CircuitBreaker;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.CircuitBreaker;
 import dev.relent.http.CallOptions;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;

@@ -2,8 +2,8 @@ package dev.relent.okhttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relent.Pacer;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;

@@ -1,12 +1,12 @@
 package dev.relent.sim;
 
-import dev.relent.ConcurrencyLimit;
-import dev.relent.Pacer;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
 import dev.relent.sim.internal.VirtualTime;
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package dev.relent.sim;
 
 import dev.relent.Backoff;
-import dev.relent.CircuitBreaker;
 import dev.relent.Jitter;
 import dev.relent.RelentCounters;
 import dev.relent.RelentExecutor;
-import dev.relent.RetryBudget;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.RetryBudget;
 import dev.relent.sim.internal.VirtualTime;
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.relent.testing;
 
 import dev.relent.mockserver.MockClock;
-import dev.relent.spi.Clock;
-import dev.relent.spi.Ticker;
+import dev.relent.time.Clock;
+import dev.relent.time.Ticker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.relent.testing;
 
-import dev.relent.spi.Scheduler;
+import dev.relent.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.relent.testing;
 
-import dev.relent.spi.Sleeper;
+import dev.relent.time.Sleeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,14 +3,14 @@ package dev.relent.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.CircuitBreaker;
-import dev.relent.ConcurrencyLimit;
 import dev.relent.DeadlineExceededException;
-import dev.relent.Pacer;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
-import dev.relent.spi.RandomSource;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -6,7 +6,7 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

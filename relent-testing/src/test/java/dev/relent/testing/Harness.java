@@ -4,7 +4,7 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentEvent;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
-import dev.relent.spi.RandomSource;
+import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -2,11 +2,11 @@ package dev.relent.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relent.CircuitBreaker;
-import dev.relent.Pacer;
 import dev.relent.RelentExecutor;
-import dev.relent.RetryBudget;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

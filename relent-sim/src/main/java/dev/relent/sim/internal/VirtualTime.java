@@ -1,8 +1,8 @@
 package dev.relent.sim.internal;
 
-import dev.relent.spi.Clock;
-import dev.relent.spi.Scheduler;
-import dev.relent.spi.Ticker;
+import dev.relent.time.Clock;
+import dev.relent.time.Scheduler;
+import dev.relent.time.Ticker;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.Future;

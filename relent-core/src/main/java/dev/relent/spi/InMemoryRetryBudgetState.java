@@ -1,6 +1,7 @@
-package dev.relent.internal;
+package dev.relent.spi;
 
-import dev.relent.spi.RetryBudgetState;
+import dev.relent.internal.BucketedCounts;
+import dev.relent.internal.SpinLocked;
 
 /**
  * The default {@link RetryBudgetState}: {@link BucketedCounts} (first attempts, retries) behind one
@@ -11,7 +12,7 @@ import dev.relent.spi.RetryBudgetState;
  * the first call from that call's window; a later call with another window is a programming error
  * (two budgets sharing one state) and throws.
  */
-public final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetState {
+final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetState {
   private BucketedCounts counts;
 
   /** Creates an empty state. */

@@ -1,6 +1,5 @@
-package dev.relent.spi;
+package dev.relent.time;
 
-import dev.relent.internal.SystemScheduler;
 import java.util.concurrent.Future;
 
 /**

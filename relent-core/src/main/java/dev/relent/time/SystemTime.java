@@ -1,9 +1,6 @@
-package dev.relent.internal;
+package dev.relent.time;
 
-import dev.relent.spi.Clock;
-import dev.relent.spi.RandomSource;
-import dev.relent.spi.Sleeper;
-import dev.relent.spi.Ticker;
+import dev.relent.internal.SuppressForbidden;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** The default time and randomness: the only main code allowed to read the system's own. */

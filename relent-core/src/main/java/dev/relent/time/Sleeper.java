@@ -1,6 +1,4 @@
-package dev.relent.spi;
-
-import dev.relent.internal.SystemTime;
+package dev.relent.time;
 
 /**
  * Blocks the calling thread for a wait chosen by Relent; the only place a synchronous execution

@@ -1,5 +1,6 @@
-package dev.relent;
+package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.PacerState;
 import java.time.Duration;
 import java.util.Objects;
@@ -120,7 +121,7 @@ public interface Pacer {
      * @throws IllegalArgumentException if {@code permits} &lt; 1 or {@code per} is not positive
      */
     public Builder withRate(int permits, Duration per) {
-      long perNanos = Durations.positiveNanos("per", per);
+      long perNanos = Nanos.positiveNanos("per", per);
       if (permits < 1) {
         throw new IllegalArgumentException("permits must be >= 1: " + permits);
       }

@@ -1,6 +1,6 @@
-package dev.relent.internal;
+package dev.relent.spi;
 
-import dev.relent.spi.PacerState;
+import dev.relent.internal.SpinLocked;
 
 /**
  * The default {@link PacerState}: the four numbers of the reference algorithm behind one monitor.
@@ -9,7 +9,7 @@ import dev.relent.spi.PacerState;
  * operations, so the four fields always change together (a lock-free version would need them in one
  * word); {@link #pausedUntil()} reads a volatile field without it. Nothing is allocated per call.
  */
-public final class InMemoryPacerState extends SpinLocked implements PacerState {
+final class InMemoryPacerState extends SpinLocked implements PacerState {
   private long tat = Long.MIN_VALUE;
   private long lastStart = Long.MIN_VALUE;
   private long lastStartCount;

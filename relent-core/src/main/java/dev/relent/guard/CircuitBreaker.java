@@ -1,6 +1,8 @@
-package dev.relent;
+package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.CircuitBreakerState;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +44,7 @@ import java.util.function.Consumer;
  * state, a short critical section on a private lock) and, on the success path, allocates nothing.
  * State-change listeners run after the transition, outside any lock, one at a time and in the order
  * of the transitions; they hear of the transitions made by this breaker's own calls. The breaker
- * never waits and never reads time: {@code now} is the executor's {@link dev.relent.spi.Ticker}
+ * never waits and never reads time: {@code now} is the executor's {@link dev.relent.time.Ticker}
  * reading.
  *
  * <p>The state lives in a {@link CircuitBreakerState}: by default a new in-memory one per breaker,
@@ -60,7 +62,13 @@ public interface CircuitBreaker {
     /** Calls are refused until the open period is over. */
     OPEN,
     /** A few probe calls test whether the downstream has recovered. */
-    HALF_OPEN
+    HALF_OPEN;
+
+    private static final State[] BY_PHASE = values();
+
+    static State of(CircuitBreakerState.Phase phase) {
+      return BY_PHASE[phase.ordinal()];
+    }
   }
 
   /**
@@ -217,7 +225,7 @@ public interface CircuitBreaker {
      * @throws IllegalArgumentException if {@code window} is shorter than 1 ms
      */
     public Builder withTimeWindow(Duration window) {
-      long nanos = Durations.positiveNanos("timeWindow", window);
+      long nanos = Nanos.positiveNanos("timeWindow", window);
       if (nanos < 1_000_000L) {
         throw new IllegalArgumentException(
             "timeWindow must be >= 1 ms: " + Durations.exact(window));
@@ -251,7 +259,7 @@ public interface CircuitBreaker {
      * @throws IllegalArgumentException if {@code duration} is not positive
      */
     public Builder withOpenDuration(Duration duration) {
-      this.openDurationNanos = Durations.positiveNanos("openDuration", duration);
+      this.openDurationNanos = Nanos.positiveNanos("openDuration", duration);
       return this;
     }
 

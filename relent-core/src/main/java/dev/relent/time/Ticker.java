@@ -1,6 +1,4 @@
-package dev.relent.spi;
-
-import dev.relent.internal.SystemTime;
+package dev.relent.time;
 
 /**
  * A monotonic time source in nanoseconds, used for every deadline, backoff and guard decision.

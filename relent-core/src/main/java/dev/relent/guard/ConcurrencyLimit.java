@@ -1,5 +1,6 @@
-package dev.relent;
+package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.ConcurrencyLimitState;
 import java.time.Duration;
 import java.util.Objects;
@@ -168,7 +169,7 @@ public interface ConcurrencyLimit {
      * @throws IllegalArgumentException if {@code interval} is not positive
      */
     public Builder withPollInterval(Duration interval) {
-      this.pollNanos = Durations.positiveNanos("pollInterval", interval);
+      this.pollNanos = Nanos.positiveNanos("pollInterval", interval);
       return this;
     }
 

@@ -1,6 +1,5 @@
-package dev.relent.internal;
+package dev.relent.time;
 
-import dev.relent.spi.Scheduler;
 import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -10,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * The default {@link Scheduler}: one lazily started daemon thread with a delay queue. Cancelled
  * tasks are removed from the queue at once so that 100 000 abandoned waits do not pin memory.
  */
-public final class SystemScheduler implements Scheduler {
+final class SystemScheduler implements Scheduler {
   /** The shared instance. */
   public static final SystemScheduler INSTANCE = new SystemScheduler();
 

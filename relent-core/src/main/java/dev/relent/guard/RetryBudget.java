@@ -1,6 +1,8 @@
-package dev.relent;
+package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.RetryBudgetState;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,7 +21,7 @@ import java.util.Objects;
  * between 0.9 and 1.0 windows. The ratio is kept in millionths.
  *
  * <p>Thread-safe. The budget never waits and never reads time: every method takes {@code now}, a
- * reading of the executor's {@link dev.relent.spi.Ticker}. The counts live in a {@link
+ * reading of the executor's {@link dev.relent.time.Ticker}. The counts live in a {@link
  * RetryBudgetState}: in memory by default, or in a shared store.
  */
 public interface RetryBudget {
@@ -124,7 +126,7 @@ public interface RetryBudget {
      * @throws IllegalArgumentException if {@code window} is shorter than 1 ms
      */
     public Builder withWindow(Duration window) {
-      long nanos = Durations.positiveNanos("window", window);
+      long nanos = Nanos.positiveNanos("window", window);
       if (nanos < 1_000_000L) {
         throw new IllegalArgumentException("window must be >= 1 ms: " + Durations.exact(window));
       }

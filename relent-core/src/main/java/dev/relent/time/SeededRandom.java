@@ -1,6 +1,5 @@
-package dev.relent.internal;
+package dev.relent.time;
 
-import dev.relent.spi.RandomSource;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -9,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code getAndAdd} per draw makes it thread-safe without a lock, and the sequence depends only on
  * the seed and the order of the draws.
  */
-public final class SeededRandom implements RandomSource {
+final class SeededRandom implements RandomSource {
   private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
   private static final double DOUBLE_UNIT = 0x1.0p-53;
 

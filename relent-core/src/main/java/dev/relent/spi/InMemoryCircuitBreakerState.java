@@ -1,7 +1,6 @@
-package dev.relent.internal;
+package dev.relent.spi;
 
-import dev.relent.CircuitBreaker.State;
-import dev.relent.spi.CircuitBreakerState;
+import dev.relent.internal.BucketedCounts;
 
 /**
  * The default {@link CircuitBreakerState}: the reference algorithm behind one monitor.
@@ -19,7 +18,7 @@ import dev.relent.spi.CircuitBreakerState;
  * with another window is a programming error (two differently configured breakers sharing one
  * state) and throws. Nothing is allocated per call except by {@link #snapshot}.
  */
-public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
+final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   private final Object lock = new Object();
   // Count window; null until the first call, or when a time window is used.
   private boolean[] ring;
@@ -30,7 +29,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   private BucketedCounts buckets;
 
   // Volatile for the lock-free reads of the fast paths; written only under the lock.
-  private volatile State mode = State.CLOSED;
+  private volatile Phase mode = Phase.CLOSED;
   // Closed, count window full, no failure in it: see the class comment. Written by updateQuiet().
   private volatile boolean quiet;
   private long openedAt;
@@ -42,20 +41,20 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
 
   @Override
   public long tryAcquirePermission(long nowNanos, Config config) {
-    if (mode == State.CLOSED) {
+    if (mode == Phase.CLOSED) {
       return 0;
     }
     synchronized (lock) {
-      if (mode == State.CLOSED) {
+      if (mode == Phase.CLOSED) {
         return 0;
       }
       boolean halfOpened = false;
-      if (mode == State.OPEN) {
+      if (mode == Phase.OPEN) {
         long left = CircuitBreakerState.openNanosLeft(openedAt, nowNanos, config);
         if (left > 0) {
           return left;
         }
-        enter(State.HALF_OPEN);
+        enter(Phase.HALF_OPEN);
         halfOpened = true;
       }
       if (inFlight + succeeded < config.halfOpenProbes()) {
@@ -72,15 +71,15 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
       return null;
     }
     synchronized (lock) {
-      if (mode == State.CLOSED) {
+      if (mode == Phase.CLOSED) {
         return record(false, nowNanos, config);
       }
-      if (mode == State.HALF_OPEN && inFlight > 0) {
+      if (mode == Phase.HALF_OPEN && inFlight > 0) {
         inFlight--;
         succeeded++;
         if (succeeded >= config.halfOpenProbes()) {
           clearWindow(config);
-          enter(State.CLOSED);
+          enter(Phase.CLOSED);
           return Change.HALF_OPEN_TO_CLOSED;
         }
       }
@@ -92,12 +91,12 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   @Override
   public Change onFailure(long nowNanos, Config config) {
     synchronized (lock) {
-      if (mode == State.CLOSED) {
+      if (mode == Phase.CLOSED) {
         return record(true, nowNanos, config);
       }
-      if (mode == State.HALF_OPEN && inFlight > 0) {
+      if (mode == Phase.HALF_OPEN && inFlight > 0) {
         openedAt = nowNanos;
-        enter(State.OPEN);
+        enter(Phase.OPEN);
         return Change.HALF_OPEN_TO_OPEN;
       }
       return null;
@@ -107,7 +106,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   @Override
   public void releasePermission(Config config) {
     synchronized (lock) {
-      if (mode == State.HALF_OPEN && inFlight > 0) {
+      if (mode == Phase.HALF_OPEN && inFlight > 0) {
         inFlight--;
       }
     }
@@ -117,9 +116,9 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   public Snapshot snapshot(long nowNanos, Config config) {
     synchronized (lock) {
       Change change = null;
-      if (mode == State.OPEN
+      if (mode == Phase.OPEN
           && CircuitBreakerState.openNanosLeft(openedAt, nowNanos, config) == 0) {
-        enter(State.HALF_OPEN);
+        enter(Phase.HALF_OPEN);
         change = Change.OPEN_TO_HALF_OPEN;
       }
       long calls;
@@ -128,7 +127,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
         calls = ringSize;
         failures = ringFailures;
       } else {
-        if (mode == State.CLOSED) {
+        if (mode == Phase.CLOSED) {
           buckets.advance(nowNanos);
         }
         calls = buckets.firstTotal();
@@ -175,7 +174,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
     }
     if (CircuitBreakerState.shouldOpen(calls, failures, config)) {
       openedAt = nowNanos;
-      enter(State.OPEN);
+      enter(Phase.OPEN);
       return Change.CLOSED_TO_OPEN;
     }
     updateQuiet();
@@ -183,7 +182,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
   }
 
   private void updateQuiet() {
-    quiet = ring != null && mode == State.CLOSED && ringSize == ring.length && ringFailures == 0;
+    quiet = ring != null && mode == Phase.CLOSED && ringSize == ring.length && ringFailures == 0;
   }
 
   private void clearWindow(Config config) {
@@ -196,7 +195,7 @@ public final class InMemoryCircuitBreakerState implements CircuitBreakerState {
     }
   }
 
-  private void enter(State to) {
+  private void enter(Phase to) {
     mode = to;
     inFlight = 0;
     succeeded = 0;

@@ -1,6 +1,5 @@
-package dev.relent.internal;
+package dev.relent.spi;
 
-import dev.relent.spi.ConcurrencyLimitState;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -9,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Concurrency: {@link #tryAcquire} and {@link #release} are compare-and-set loops, so the check
  * and the change are one atomic step; nothing is allocated per call.
  */
-public final class InMemoryConcurrencyLimitState implements ConcurrencyLimitState {
+final class InMemoryConcurrencyLimitState implements ConcurrencyLimitState {
   private final AtomicInteger inUse = new AtomicInteger();
 
   /** Creates a state with no slot in use. */

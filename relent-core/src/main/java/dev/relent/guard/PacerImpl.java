@@ -1,4 +1,4 @@
-package dev.relent;
+package dev.relent.guard;
 
 import dev.relent.spi.PacerState;
 

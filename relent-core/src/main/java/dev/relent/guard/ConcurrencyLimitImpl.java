@@ -1,4 +1,4 @@
-package dev.relent;
+package dev.relent.guard;
 
 import dev.relent.spi.ConcurrencyLimitState;
 import java.util.concurrent.CompletableFuture;

@@ -1,14 +1,14 @@
-package dev.relent;
+package dev.relent.guard;
 
-import static dev.relent.CircuitBreaker.State.CLOSED;
-import static dev.relent.CircuitBreaker.State.HALF_OPEN;
-import static dev.relent.CircuitBreaker.State.OPEN;
+import static dev.relent.guard.CircuitBreaker.State.CLOSED;
+import static dev.relent.guard.CircuitBreaker.State.HALF_OPEN;
+import static dev.relent.guard.CircuitBreaker.State.OPEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.CircuitBreaker.Metrics;
-import dev.relent.CircuitBreaker.State;
-import dev.relent.CircuitBreaker.Transition;
+import dev.relent.guard.CircuitBreaker.Metrics;
+import dev.relent.guard.CircuitBreaker.State;
+import dev.relent.guard.CircuitBreaker.Transition;
 import dev.relent.spi.CircuitBreakerState;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,4 @@
-package dev.relent.spi;
-
-import dev.relent.internal.SeededRandom;
-import dev.relent.internal.SystemTime;
+package dev.relent.time;
 
 /**
  * A source of uniform random numbers for jitter. Injected so that tests can seed it and assert

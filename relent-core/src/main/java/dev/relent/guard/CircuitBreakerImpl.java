@@ -1,4 +1,4 @@
-package dev.relent;
+package dev.relent.guard;
 
 import dev.relent.spi.CircuitBreakerState;
 import dev.relent.spi.CircuitBreakerState.Change;
@@ -99,7 +99,7 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public State state(long nowNanos) {
-    return snapshot(nowNanos).state();
+    return State.of(snapshot(nowNanos).state());
   }
 
   @Override
@@ -107,7 +107,12 @@ final class CircuitBreakerImpl implements CircuitBreaker {
     CircuitBreakerState.Snapshot s = snapshot(nowNanos);
     double rate = s.calls() == 0 ? 0.0 : s.failures() * 100.0 / s.calls();
     return new Metrics(
-        s.state(), s.calls(), s.failures(), rate, s.probesInFlight(), s.probesSucceeded());
+        State.of(s.state()),
+        s.calls(),
+        s.failures(),
+        rate,
+        s.probesInFlight(),
+        s.probesSucceeded());
   }
 
   /** Shows the state's own description: for the in-memory state, its mode as last left. */
@@ -140,7 +145,7 @@ final class CircuitBreakerImpl implements CircuitBreaker {
     if (change == null) {
       return false;
     }
-    pending.add(new Transition(change.from(), change.to(), nowNanos));
+    pending.add(new Transition(State.of(change.from()), State.of(change.to()), nowNanos));
     return true;
   }
 
