@@ -110,8 +110,8 @@ final class Pipelines {
 
   // ------------------------------------------------------------------------------------ Relent
 
-  static RetryPolicy<String> relentPolicy() {
-    return RetryPolicy.<String>builder()
+  static RetryPolicy relentPolicy() {
+    return RetryPolicy.builder()
         .withMaxRetries(MAX_RETRIES)
         .withBackoff(Backoff.ofDefaults())
         .build();
@@ -236,7 +236,7 @@ final class Pipelines {
   // ---------------------------------------------------------------------------------- Failsafe
 
   static dev.failsafe.RetryPolicy<String> failsafeRetryPolicy() {
-    return dev.failsafe.RetryPolicy.<String>builder()
+    return dev.failsafe.RetryPolicy.builder()
         .withMaxRetries(MAX_RETRIES)
         .build(); // the default delay is zero (withDelay refuses it)
   }

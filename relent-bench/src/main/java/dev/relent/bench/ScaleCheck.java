@@ -106,7 +106,7 @@ public final class ScaleCheck {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     RelentExecutor<String> executor =
         RelentExecutor.builder(
-                RetryPolicy.<String>builder()
+                RetryPolicy.builder()
                     .withMaxRetries(1)
                     .withDeadline(Duration.ofMinutes(5))
                     .withBackoff(

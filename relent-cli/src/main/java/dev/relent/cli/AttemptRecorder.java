@@ -148,7 +148,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         open = opened(event);
         break;
       case RETRY:
-        close(event, "retry", event.waitNanos(), null);
+        close(event, "retry", event.waitTime().orElseThrow().toNanos(), null);
         // The next attempt begins when the wait ends; a zero wait may not call the sleeper at all.
         nextStart = ticker.read();
         break;
@@ -156,7 +156,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         close(event, "stop", -1, null);
         break;
       case FAILURE:
-        RelentException e = event.exception();
+        RelentException e = event.exception().orElse(null);
         close(
             event,
             "stop",
@@ -170,8 +170,8 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
 
   private Attempt opened(RelentEvent<HttpResponse<?>> event) {
     long now = ticker.read();
-    HttpResponse<?> response = event.result();
-    Throwable failure = event.failure();
+    HttpResponse<?> response = event.result().orElse(null);
+    Throwable failure = event.failure().orElse(null);
     int status = -1;
     String fault = null;
     String requestId = null;
@@ -191,7 +191,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
       fault =
           f == null ? "not-a-network-fault" : f.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
-    Verdict verdict = event.verdict();
+    Verdict verdict = event.verdict().orElse(null);
     return new Attempt(
         event.attempt(),
         Math.max(0L, nextStart - origin),

@@ -15,7 +15,9 @@ import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
+import dev.relent.time.Scheduler;
 import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.io.IOException;
 import java.io.Writer;
 import java.math.BigDecimal;
@@ -87,7 +89,7 @@ final class BatchRun {
   record Settings(
       Rate rate,
       int concurrency,
-      RetryPolicy<HttpResponse<?>> policy,
+      RetryPolicy policy,
       RandomSource random,
       Duration attemptTimeout,
       Duration batchDeadline) {}
@@ -300,10 +302,8 @@ final class BatchRun {
             .withPacer(pacer(settings.rate()))
             .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
             .withRedactor(redactor)
-            .withTicker(ticker)
-            .withClock(clock)
-            .withSleeper(this::sleep)
-            .withRandom(settings.random())
+            .withTime(
+                TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random()))
             .withoutLogging()
             .onEvent(this::onEvent)
             .build();
@@ -625,7 +625,7 @@ final class BatchRun {
     }
     switch (event.type()) {
       case PACED:
-        job.pacedNanos += event.waitNanos();
+        job.pacedNanos += event.waitTime().orElseThrow().toNanos();
         break;
       case ATTEMPT:
         Attempt a = job.open;
@@ -636,9 +636,9 @@ final class BatchRun {
           job.attempts.add(a);
           job.open = a;
         }
-        HttpResponse<?> response = event.result();
+        HttpResponse<?> response = event.result().orElse(null);
         a.durationNanos = Math.max(0L, ticker.read() - origin - a.startNanos);
-        if (response != null && event.failure() == null) {
+        if (response != null && event.failure().orElse(null) == null) {
           a.status = response.statusCode();
           a.replayed =
               response.headers().firstValue("Idempotent-Replayed").orElse("").equals("true");
@@ -646,10 +646,11 @@ final class BatchRun {
             tooManyRequests.incrementAndGet();
           }
         }
-        a.outcome = http.outcomes().describe(response, event.failure());
-        if (event.verdict() != null) {
-          a.verdict = event.verdict().kind().name().toLowerCase(Locale.ROOT);
-          a.rule = event.verdict().rule();
+        a.outcome = http.outcomes().describe(response, event.failure().orElse(null));
+        if (event.verdict().orElse(null) != null) {
+          a.verdict =
+              event.verdict().orElse(null).kind().name().toLowerCase(Locale.ROOT);
+          a.rule = event.verdict().orElse(null).rule();
         }
         ServerHint hint = event.hint().orElse(null);
         if (hint != null) {
@@ -661,10 +662,10 @@ final class BatchRun {
         }
         break;
       case RETRY:
-        job.waits.add(event.waitNanos());
+        job.waits.add(event.waitTime().orElseThrow().toNanos());
         if (job.open != null) {
           job.open.decision = "retry";
-          job.open.waitNanos = event.waitNanos();
+          job.open.waitNanos = event.waitTime().orElseThrow().toNanos();
           job.open = null;
         }
         break;
@@ -672,7 +673,7 @@ final class BatchRun {
         close(job, null);
         break;
       case FAILURE:
-        RelentException e = event.exception();
+        RelentException e = event.exception().orElse(null);
         close(job, e == null ? null : e.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
         break;
       default:

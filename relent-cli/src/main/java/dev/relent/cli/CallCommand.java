@@ -10,8 +10,10 @@ import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.time.Clock;
+import dev.relent.time.Scheduler;
 import dev.relent.time.Sleeper;
 import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -152,10 +154,9 @@ final class CallCommand implements Callable<Integer> {
         RelentHttpClient.builder(jdkClient(settings.request().uri()))
             .withPolicy(retry.policy())
             .withRedactor(redactor)
-            .withTicker(ticker)
-            .withClock(clock)
-            .withSleeper(recorder.sleeper(sleeper))
-            .withRandom(retry.random())
+            .withTime(
+                TimeSource.of(
+                    ticker, clock, recorder.sleeper(sleeper), Scheduler.system(), retry.random()))
             .withoutLogging()
             .onEvent(recorder)
             .build();

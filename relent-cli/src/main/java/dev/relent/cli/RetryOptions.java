@@ -4,7 +4,6 @@ import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RetryPolicy;
 import dev.relent.time.RandomSource;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -105,9 +104,9 @@ final class RetryOptions {
   }
 
   /** The policy these flags describe: counts and times only (the decision table classifies). */
-  RetryPolicy<HttpResponse<?>> policy() {
-    RetryPolicy.Builder<HttpResponse<?>> b =
-        RetryPolicy.<HttpResponse<?>>builder()
+  RetryPolicy policy() {
+    RetryPolicy.Builder b =
+        RetryPolicy.builder()
             .withMaxRetries(maxRetries)
             .withBackoff(Backoff.builder().withBase(base).withCap(cap).withJitter(jitter).build())
             .withAttemptTimeout(timeout)

@@ -228,11 +228,9 @@ public final class Contention {
     SplittableRandom net = new SplittableRandom(seed);
     VirtualTime time = new VirtualTime();
     RelentExecutor.Builder<Boolean> b =
-        RelentExecutor.builder(RetryPolicy.<Boolean>builder().retryIf(ok -> !ok).build())
-            .withTicker(time)
-            .withClock(time)
-            .withScheduler(time)
-            .withRandom(RandomSource.seeded(seed ^ 0x5DEECE66DL));
+        RelentExecutor.<Boolean>builder(RetryPolicy.ofDefaults())
+            .retryIf(ok -> !ok)
+            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
     if (budget) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }

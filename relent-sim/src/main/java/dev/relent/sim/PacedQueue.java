@@ -315,13 +315,16 @@ public final class PacedQueue {
 
   static RelentExecutor<Response> executor(int strategy, VirtualTime time, long seed) {
     boolean readsHeaders = strategy == 2;
-    RetryPolicy<Response> policy =
-        RetryPolicy.<Response>builder()
-            .retryIf(r -> r.status() == 429)
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withMaxRetries(Integer.MAX_VALUE)
             .withDeadline(Duration.ofHours(1))
             .withAttemptTimeout(Duration.ofSeconds(10))
-            .withHints(
+            .build();
+    RelentExecutor.Builder<Response> b =
+        RelentExecutor.<Response>builder(policy)
+            .retryIf(r -> r.status() == 429)
+            .withHintExtractor(
                 (r, failure) -> {
                   if (r == null) {
                     return null;
@@ -338,13 +341,7 @@ public final class PacedQueue {
                   }
                   return null;
                 })
-            .build();
-    RelentExecutor.Builder<Response> b =
-        RelentExecutor.builder(policy)
-            .withTicker(time)
-            .withClock(time)
-            .withScheduler(time)
-            .withRandom(RandomSource.seeded(seed ^ 0x5DEECE66DL));
+            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
     if (strategy != 0) {
       int perMinute = strategy == 1 ? 90 : strategy == 2 ? LIMIT_PER_MINUTE : 300;
       b.withPacer(Pacer.of(perMinute, Duration.ofMinutes(1)))

@@ -190,7 +190,7 @@ public final class Storm {
       int recoverySeconds) {}
 
   static RelentExecutor<Integer> executor(int strategy, VirtualTime time, long seed) {
-    RetryPolicy.Builder<Integer> policy = RetryPolicy.<Integer>builder().retryIf(s -> s != 200);
+    RetryPolicy.Builder policy = RetryPolicy.builder();
     switch (strategy) {
       case 0:
         Duration ns = Duration.ofNanos(1);
@@ -206,11 +206,9 @@ public final class Storm {
         break;
     }
     RelentExecutor.Builder<Integer> b =
-        RelentExecutor.builder(policy.build())
-            .withTicker(time)
-            .withClock(time)
-            .withScheduler(time)
-            .withRandom(RandomSource.seeded(seed ^ 0x5DEECE66DL));
+        RelentExecutor.<Integer>builder(policy.build())
+            .retryIf(s -> s != 200)
+            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
     if (strategy >= 3) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }

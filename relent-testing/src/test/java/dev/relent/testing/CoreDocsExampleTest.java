@@ -6,7 +6,6 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
-import dev.relent.time.RandomSource;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +17,8 @@ class CoreDocsExampleTest {
   static final Verdict RETRY_503 = Verdict.retry("http-503");
   static final Verdict NOT_FOUND = Verdict.abort("http-404");
 
-  static RetryPolicy<Response> policy() {
-    return RetryPolicy.<Response>builder()
+  static RelentExecutor.Builder<Response> classified(RetryPolicy policy) {
+    return RelentExecutor.<Response>builder(policy)
         .withClassifier(
             (response, failure) ->
                 failure != null
@@ -27,10 +26,9 @@ class CoreDocsExampleTest {
                     : response.status() == 503
                         ? RETRY_503
                         : response.status() == 404 ? NOT_FOUND : Verdict.SUCCESS)
-        .withHints(
+        .withHintExtractor(
             (response, failure) ->
-                response == null ? null : response.retryAfter()) // a ServerHint, or null
-        .build();
+                response == null ? null : response.retryAfter()); // a ServerHint, or null
   }
 
   // --- end
@@ -38,15 +36,9 @@ class CoreDocsExampleTest {
   @Test
   void classifierAndFakeTimeExamplesWork() {
     // --- from docs/core.md, "Time and tests"
-    FakeTime time = new FakeTime();
-    RecordingSleeper sleeper = new RecordingSleeper(time);
-    RelentExecutor<Response> executor =
-        RelentExecutor.builder(policy())
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(sleeper)
-            .withRandom(RandomSource.seeded(42))
-            .build();
+    FakeTime time = new FakeTime(); // ticker, clock, sleeper, scheduler and seeded randomness
+    RelentExecutor<Response> executor = classified(RetryPolicy.ofDefaults()).withTime(time).build();
+    RecordingSleeper sleeper = time.sleeper(); // every wait, recorded
     // --- end
 
     int[] calls = {0};

@@ -36,22 +36,20 @@ class ReadmeExampleTest {
     FakeTime time = new FakeTime();
 
     // --- from README.md
-    RetryPolicy<Quote> policy =
-        RetryPolicy.<Quote>builder()
-            .retryOn(IOException.class) // transient faults; other exceptions fail fast
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withMaxRetries(4)
             .withDeadline(Duration.ofSeconds(30)) // the whole operation, waits included
             .build();
 
     RelentExecutor<Quote> executor =
-        RelentExecutor.builder(policy)
+        RelentExecutor.<Quote>builder(policy)
+            .retryOn(IOException.class) // transient faults; other exceptions fail fast
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
             .withRetryBudget(RetryBudget.ofDefaults())
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
             // --- (the README uses the system time; the test injects fake time)
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
+            .withTime(time)
             .build();
 
     Quote quote = executor.get(ctx -> rates.fetch("EUR", Duration.ofNanos(ctx.timeoutNanos())));

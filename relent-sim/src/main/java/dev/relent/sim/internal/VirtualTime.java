@@ -1,8 +1,10 @@
 package dev.relent.sim.internal;
 
 import dev.relent.time.Clock;
+import dev.relent.time.RandomSource;
 import dev.relent.time.Scheduler;
 import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.Future;
@@ -90,6 +92,24 @@ public final class VirtualTime implements Ticker, Clock, Scheduler {
   }
 
   /** A scheduled task and its future. */
+  /**
+   * Returns this virtual time as a time source for an executor: its ticker, clock and scheduler,
+   * the given randomness, and a sleeper that refuses (every simulated call is asynchronous).
+   *
+   * @param random the randomness
+   * @return a time source
+   */
+  public TimeSource source(RandomSource random) {
+    return TimeSource.of(
+        this,
+        this,
+        nanos -> {
+          throw new UnsupportedOperationException("the simulator runs asynchronous calls only");
+        },
+        this,
+        random);
+  }
+
   private static final class Task implements Future<Void>, Comparable<Task> {
     static final int PENDING = 0;
     static final int DONE = 1;
