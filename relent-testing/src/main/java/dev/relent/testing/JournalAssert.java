@@ -359,7 +359,7 @@ public final class JournalAssert extends AbstractAssert<JournalAssert, List<Jour
   public JournalAssert carriedNoSecret(String... secrets) {
     isNotNull();
     for (JournalEntry e : actual) {
-      if (e.target().contains("[redacted]")) {
+      if (e.target().contains("=" + JournalEntry.REDACTED)) {
         failWithMessage(
             "request %d sent a credential in its URL (%s %s)",
             e.sequence(), e.method(), e.target());
