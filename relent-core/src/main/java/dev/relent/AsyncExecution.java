@@ -28,8 +28,13 @@ final class AsyncExecution<R> extends Execution<R> {
   private CompletableFuture<? extends R> inFlight;
   private long reservedStart = Long.MIN_VALUE;
 
-  AsyncExecution(DefaultRelentExecutor<R> x, long now, AsyncSupplier<? extends R> supplier) {
+  AsyncExecution(
+      RelentExecutorImpl<R> x,
+      long now,
+      AsyncSupplier<? extends R> supplier,
+      RelentListener<R> listener) {
     super(x, now);
+    callListener = listener;
     this.supplier = supplier;
   }
 

@@ -26,7 +26,7 @@ class Execution<R> implements AttemptContext {
   /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
   static final long FAILED = -2;
 
-  final DefaultRelentExecutor<R> x;
+  final RelentExecutorImpl<R> x;
   long startNanos;
   long deadlineAt;
 
@@ -44,7 +44,13 @@ class Execution<R> implements AttemptContext {
   Verdict lastVerdict;
   RuntimeException failure;
 
-  Execution(DefaultRelentExecutor<R> x, long now) {
+  /** The listener of this call alone, or null. */
+  RelentListener<R> callListener;
+
+  /** The ticker reading when the current attempt began. */
+  long attemptStartNanos;
+
+  Execution(RelentExecutorImpl<R> x, long now) {
     this.x = x;
     this.startNanos = now;
     this.deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
@@ -56,8 +62,9 @@ class Execution<R> implements AttemptContext {
    * allocates nothing; {@link #busy} guards against a nested call on the same thread, which gets a
    * fresh object instead.
    */
-  final void reuse(long now) {
+  final void reuse(long now, RelentListener<R> listener) {
     startNanos = now;
+    callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
     attempts = 0;
     attemptTimeoutNanos = 0;
@@ -73,6 +80,7 @@ class Execution<R> implements AttemptContext {
     lastFailure = null;
     lastVerdict = null;
     failure = null;
+    callListener = null;
     busy = false;
   }
 
@@ -183,8 +191,8 @@ class Execution<R> implements AttemptContext {
       failure = giveUp(g);
       return FAILED;
     }
-    if (wait > 0 && x.observed()) {
-      x.emit(event(RelentEvent.Type.PACED, wait, null, null));
+    if (wait > 0 && observed()) {
+      emit(event(RelentEvent.Type.PACED, wait, null, null));
     }
     return wait;
   }
@@ -201,6 +209,10 @@ class Execution<R> implements AttemptContext {
       x.retries.increment();
     }
     attemptTimeoutNanos = Math.max(1L, Math.min(x.attemptTimeoutNanos, deadlineAt - now));
+    attemptStartNanos = now;
+    if (observed()) {
+      emit(event(RelentEvent.Type.ATTEMPT_STARTED, -1, null, null));
+    }
   }
 
   /**
@@ -211,7 +223,7 @@ class Execution<R> implements AttemptContext {
    *     bookkeeping so that a success costs no further clock read
    */
   final long onOutcome(R result, Throwable thrown, long attemptStart) {
-    Verdict verdict = x.policy.classify(result, thrown);
+    Verdict verdict = x.classifier.classify(result, thrown);
     ServerHint hint = x.hints == null ? null : x.hints.extract(result, thrown);
     lastResult = result;
     lastFailure = thrown;
@@ -229,14 +241,14 @@ class Execution<R> implements AttemptContext {
     if (hint != null && hint.pausesAll() && x.pacer != null) {
       x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
     }
-    if (x.observed()) {
-      x.emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
+    if (observed()) {
+      emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
     }
     switch (verdict.kind()) {
       case SUCCESS:
         x.successes.increment();
-        if (x.observed()) {
-          x.emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
+        if (observed()) {
+          emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
         }
         return DONE;
       case ABORT:
@@ -250,16 +262,16 @@ class Execution<R> implements AttemptContext {
     if (thrown == null) {
       // A result the policy stops at is handed back to the caller as it is.
       x.successes.increment();
-      if (x.observed()) {
-        x.emit(event(RelentEvent.Type.SUCCESS, -1, null, null));
+      if (observed()) {
+        emit(event(RelentEvent.Type.SUCCESS, -1, null, null));
       }
       return DONE;
     }
     if (thrown instanceof RuntimeException) {
       x.countPlainFailure();
       failure = (RuntimeException) thrown;
-      if (x.observed()) {
-        x.emit(event(RelentEvent.Type.FAILURE, -1, null, null));
+      if (observed()) {
+        emit(event(RelentEvent.Type.FAILURE, -1, null, null));
       }
       return FAILED;
     }
@@ -315,7 +327,7 @@ class Execution<R> implements AttemptContext {
       }
       // The server's wait is a minimum; the spread keeps clients released together apart, but
       // never pushes a wait that fits past the deadline.
-      long spread = (long) (asked * x.config.hintSpread() * x.random.nextDouble());
+      long spread = (long) (asked * x.config.serverWaitSpread() * x.random.nextDouble());
       long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
       wait = Math.max(backoff, hinted);
     }
@@ -340,8 +352,8 @@ class Execution<R> implements AttemptContext {
       return fail(g);
     }
     prevDelayNanos = backoff;
-    if (x.observed()) {
-      x.emit(event(RelentEvent.Type.RETRY, wait, hint, null));
+    if (observed()) {
+      emit(event(RelentEvent.Type.RETRY, wait, hint, null));
     }
     return wait;
   }
@@ -357,7 +369,7 @@ class Execution<R> implements AttemptContext {
     g.attempts = attempts;
     g.elapsedNanos = Math.max(0L, now - startNanos);
     if (lastVerdict != null) {
-      g.lastOutcome = x.config.describer().describe(lastResult, lastFailure);
+      g.lastOutcome = x.describer.describe(lastResult, lastFailure);
       g.lastRule = lastVerdict.toString();
       g.lastResult = lastResult;
       g.failure = lastFailure;
@@ -369,8 +381,8 @@ class Execution<R> implements AttemptContext {
   final RelentException giveUp(GiveUp g) {
     RelentException e = g.toException();
     x.failures[g.reason.ordinal()].increment();
-    if (x.observed()) {
-      x.emit(event(RelentEvent.Type.FAILURE, -1, null, e));
+    if (observed()) {
+      emit(event(RelentEvent.Type.FAILURE, -1, null, e));
     }
     return e;
   }
@@ -399,15 +411,28 @@ class Execution<R> implements AttemptContext {
         base > Long.MAX_VALUE - millis ? Long.MAX_VALUE / 2 : base + millis);
   }
 
+  /** Whether anybody listens to this call: an executor-wide listener or the call's own. */
+  final boolean observed() {
+    return callListener != null || x.observed();
+  }
+
+  final void emit(RelentEvent<R> event) {
+    x.emit(event, callListener);
+  }
+
   final RelentEvent<R> event(
       RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
+    long now = x.ticker.read();
+    boolean started = type == RelentEvent.Type.ATTEMPT_STARTED;
     return new RelentEvent<>(
         type,
         attempts,
-        Math.max(0L, x.ticker.read() - startNanos),
-        lastResult,
-        lastFailure,
-        lastVerdict,
+        Math.max(0L, now - startNanos),
+        attempts == 0 ? -1 : Math.max(0L, attemptStartNanos - startNanos),
+        type == RelentEvent.Type.ATTEMPT ? Math.max(0L, now - attemptStartNanos) : -1,
+        started ? null : lastResult,
+        started ? null : lastFailure,
+        started ? null : lastVerdict,
         waitNanos,
         hint,
         exception);

@@ -5,8 +5,12 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Something the executor did or decided, for logs, metrics and tests: an attempt finished, a retry
- * was scheduled, a wait for the pacer began, the operation succeeded or gave up.
+ * Something the executor did or decided, for logs, metrics and tests: an attempt started or
+ * finished, a retry was scheduled, a wait for the pacer began, the operation succeeded or gave up.
+ *
+ * <p>Every event of a call says how far into the call it happened ({@link #elapsed()}); events of
+ * an attempt also say when that attempt began ({@link #attemptStart()}) and, once it finished, how
+ * long it took ({@link #attemptDuration()}). Values an event does not have are empty, never null.
  *
  * <p>Events are created only when a listener is registered. Immutable and thread-safe.
  *
@@ -15,11 +19,13 @@ import java.util.Optional;
 public final class RelentEvent<R> {
   /** What happened. */
   public enum Type {
+    /** An attempt is about to be sent: every guard let it through. */
+    ATTEMPT_STARTED,
     /** An attempt finished; {@link #verdict()} judged its outcome. */
     ATTEMPT,
-    /** A retry was decided; {@link #waitNanos()} is the wait chosen before it. */
+    /** A retry was decided; {@link #waitTime()} is the wait chosen before it. */
     RETRY,
-    /** The pacer asked for a wait before the next start; {@link #waitNanos()} says how long. */
+    /** The pacer asked for a wait before the next start; {@link #waitTime()} says how long. */
     PACED,
     /** The operation returned a result. */
     SUCCESS,
@@ -30,6 +36,8 @@ public final class RelentEvent<R> {
   private final Type type;
   private final int attempt;
   private final long elapsedNanos;
+  private final long attemptStartNanos;
+  private final long attemptDurationNanos;
   private final R result;
   private final Throwable failure;
   private final Verdict verdict;
@@ -41,6 +49,8 @@ public final class RelentEvent<R> {
       Type type,
       int attempt,
       long elapsedNanos,
+      long attemptStartNanos,
+      long attemptDurationNanos,
       R result,
       Throwable failure,
       Verdict verdict,
@@ -50,6 +60,8 @@ public final class RelentEvent<R> {
     this.type = type;
     this.attempt = attempt;
     this.elapsedNanos = elapsedNanos;
+    this.attemptStartNanos = attemptStartNanos;
+    this.attemptDurationNanos = attemptDurationNanos;
     this.result = result;
     this.failure = failure;
     this.verdict = verdict;
@@ -68,8 +80,8 @@ public final class RelentEvent<R> {
   }
 
   /**
-   * Returns the attempt number the event belongs to: the attempt that finished, or the last one
-   * made before a decision.
+   * Returns the attempt number the event belongs to: the attempt that started or finished, or the
+   * last one made before a decision.
    *
    * @return 1 or more; 0 if the operation gave up before any attempt
    */
@@ -78,7 +90,16 @@ public final class RelentEvent<R> {
   }
 
   /**
-   * Returns the time since the operation began.
+   * Returns whether the attempt this event belongs to is a retry.
+   *
+   * @return true from the second attempt on
+   */
+  public boolean isRetry() {
+    return attempt > 1;
+  }
+
+  /**
+   * Returns the time from the operation's start to this event.
    *
    * @return the elapsed time
    */
@@ -87,40 +108,62 @@ public final class RelentEvent<R> {
   }
 
   /**
-   * Returns the attempt's result, for {@link Type#ATTEMPT} and {@link Type#SUCCESS} events of
-   * attempts that returned.
+   * Returns when the attempt this event belongs to began, as time since the operation's start.
    *
-   * @return the result, or null
+   * @return the offset, or empty before any attempt
    */
-  public R result() {
-    return result;
+  public Optional<Duration> attemptStart() {
+    return attemptStartNanos < 0
+        ? Optional.empty()
+        : Optional.of(Duration.ofNanos(attemptStartNanos));
   }
 
   /**
-   * Returns the attempt's failure, for {@link Type#ATTEMPT} events of attempts that threw.
+   * Returns how long the attempt took, for {@link Type#ATTEMPT} events.
    *
-   * @return the failure, or null
+   * @return the attempt's duration, or empty for other events
    */
-  public Throwable failure() {
-    return failure;
+  public Optional<Duration> attemptDuration() {
+    return attemptDurationNanos < 0
+        ? Optional.empty()
+        : Optional.of(Duration.ofNanos(attemptDurationNanos));
+  }
+
+  /**
+   * Returns the attempt's result, for {@link Type#ATTEMPT} and {@link Type#SUCCESS} events of
+   * attempts that returned a non-null result.
+   *
+   * @return the result, or empty
+   */
+  public Optional<R> result() {
+    return Optional.ofNullable(result);
+  }
+
+  /**
+   * Returns the attempt's failure, for events after an attempt that threw.
+   *
+   * @return the failure, or empty
+   */
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failure);
   }
 
   /**
    * Returns the verdict on the last outcome and the rule that fired.
    *
-   * @return the verdict, or null before any attempt
+   * @return the verdict, or empty before any attempt finished
    */
-  public Verdict verdict() {
-    return verdict;
+  public Optional<Verdict> verdict() {
+    return Optional.ofNullable(verdict);
   }
 
   /**
    * Returns the wait chosen, for {@link Type#RETRY} and {@link Type#PACED} events.
    *
-   * @return nanoseconds, or -1 when the event has no wait
+   * @return the wait, or empty when the event has none
    */
-  public long waitNanos() {
-    return waitNanos;
+  public Optional<Duration> waitTime() {
+    return waitNanos < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(waitNanos));
   }
 
   /**
@@ -133,12 +176,14 @@ public final class RelentEvent<R> {
   }
 
   /**
-   * Returns why the operation gave up, for {@link Type#FAILURE} events.
+   * Returns why the operation gave up, for {@link Type#FAILURE} events that end in a {@link
+   * RelentException} (an unchecked failure the policy does not retry is rethrown as it is and has
+   * none).
    *
-   * @return the exception, or null
+   * @return the exception, or empty
    */
-  public RelentException exception() {
-    return exception;
+  public Optional<RelentException> exception() {
+    return Optional.ofNullable(exception);
   }
 
   @Override
@@ -146,6 +191,9 @@ public final class RelentEvent<R> {
     StringBuilder s = new StringBuilder().append(type).append(" #").append(attempt);
     if (verdict != null) {
       s.append(' ').append(verdict);
+    }
+    if (attemptDurationNanos >= 0) {
+      s.append(" took ").append(Durations.format(attemptDurationNanos));
     }
     if (waitNanos >= 0) {
       s.append(" wait ").append(Durations.format(waitNanos));

@@ -4,15 +4,12 @@ import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
-import dev.relent.time.Clock;
-import dev.relent.time.RandomSource;
-import dev.relent.time.Scheduler;
-import dev.relent.time.Sleeper;
-import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * Runs operations under a {@link RetryPolicy} and the guards that protect the downstream: a {@link
@@ -24,9 +21,20 @@ import java.util.concurrent.CompletableFuture;
  * longer than allowed, or a wait past the deadline, fails at once without waiting; a retry draws
  * from the budget before waiting.
  *
- * <p>Synchronous calls wait through the {@link Sleeper}; asynchronous ones through the {@link
- * Scheduler}, with no thread blocked while waiting. Cancelling an asynchronous call's future stops
- * further attempts, cancels the attempt in flight and frees every permit it held.
+ * <p>Which outcomes are retried is the executor's classification: {@code retryOn} / {@code abortOn}
+ * rules on exceptions and {@code retryIf} / {@code abortIf} rules on results, or one {@link
+ * OutcomeClassifier} (an HTTP adapter's decision table). By default every exception but
+ * interruption and cancellation is retried and every result is a success.
+ *
+ * <p>Synchronous calls wait through the time source's {@link dev.relent.time.Sleeper}; asynchronous
+ * ones through its {@link dev.relent.time.Scheduler}, with no thread blocked while waiting.
+ * Cancelling an asynchronous call's future stops further attempts, cancels the attempt in flight
+ * and frees every permit it held.
+ *
+ * <p>Every attempt and decision is a {@link RelentEvent}: executor-wide listeners ({@link
+ * Builder#onEvent}) see every call's, and a listener passed to {@link #get(ContextualSupplier,
+ * RelentListener)} or {@link #getAsync(AsyncSupplier, RelentListener)} sees that call's alone, so
+ * nobody has to work out which call an event belongs to.
  *
  * <p>An executor is immutable and thread-safe: build one per downstream and share it. With no
  * listener registered, a call that succeeds at once allocates nothing of its own.
@@ -37,27 +45,29 @@ public interface RelentExecutor<R> {
 
   /**
    * Returns a builder for an executor running under the given policy, with no guards, the system
-   * time sources and no listener.
+   * time, the default classification and no listener. In a chain, name the result type: {@code
+   * RelentExecutor.<Quote>builder(policy).retryOn(IOException.class).build()}.
    *
    * @param policy the retry policy
    * @param <R> the result type
    * @return a new builder
    * @throws NullPointerException if {@code policy} is null
    */
-  static <R> Builder<R> builder(RetryPolicy<R> policy) {
+  static <R> Builder<R> builder(RetryPolicy policy) {
     return new Builder<>(policy);
   }
 
   /**
-   * Returns an executor running under the given policy with no guards.
+   * Returns an executor running under the given policy with no guards and the default
+   * classification.
    *
    * @param policy the retry policy
    * @param <R> the result type
    * @return a new executor
    * @throws NullPointerException if {@code policy} is null
    */
-  static <R> RelentExecutor<R> of(RetryPolicy<R> policy) {
-    return builder(policy).build();
+  static <R> RelentExecutor<R> of(RetryPolicy policy) {
+    return RelentExecutor.<R>builder(policy).build();
   }
 
   /**
@@ -81,6 +91,18 @@ public interface RelentExecutor<R> {
   R get(ContextualSupplier<? extends R> attempt);
 
   /**
+   * Runs an operation synchronously and tells {@code listener} about this call's events alone,
+   * after the executor-wide listeners.
+   *
+   * @param attempt makes one attempt
+   * @param listener observes this call: each attempt's start and end, waits, the final outcome
+   * @return the accepted result
+   * @throws RelentException if the operation gave up; see its subclasses
+   * @throws RuntimeException an unchecked failure the policy does not retry, as thrown
+   */
+  R get(ContextualSupplier<? extends R> attempt, RelentListener<R> listener);
+
+  /**
    * Runs an operation asynchronously. No thread is blocked while waiting between attempts.
    *
    * @param attempt starts one attempt and returns its stage; it must not block
@@ -91,11 +113,21 @@ public interface RelentExecutor<R> {
   CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt);
 
   /**
+   * Runs an operation asynchronously and tells {@code listener} about this call's events alone,
+   * after the executor-wide listeners.
+   *
+   * @param attempt starts one attempt and returns its stage; it must not block
+   * @param listener observes this call; called on whichever thread made the decision
+   * @return a future as {@link #getAsync(AsyncSupplier)} returns
+   */
+  CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt, RelentListener<R> listener);
+
+  /**
    * Returns the executor's policy.
    *
    * @return the policy
    */
-  RetryPolicy<R> policy();
+  RetryPolicy policy();
 
   /**
    * Returns a snapshot of the counters: first attempts, retries, successes, final failures by
@@ -111,20 +143,32 @@ public interface RelentExecutor<R> {
    * @param <R> the result type
    */
   final class Builder<R> {
-    final RetryPolicy<R> policy;
+    final RetryPolicy policy;
     CircuitBreaker breaker;
     RetryBudget budget;
     Pacer pacer;
     ConcurrencyLimit limit;
-    Ticker ticker = Ticker.system();
-    Clock clock = Clock.system();
-    Sleeper sleeper = Sleeper.system();
-    Scheduler scheduler = Scheduler.system();
-    RandomSource random = RandomSource.system();
+    TimeSource time = TimeSource.system();
+    OutcomeClassifier<R> classifier;
+    HintExtractor<R> hintExtractor;
+    OutcomeDescriber<R> outcomeDescriber = Builder::describeType;
+    final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
+    final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
+    final List<Predicate<? super Throwable>> retryOnFailure = new ArrayList<>();
+    final List<Predicate<? super Throwable>> abortOnFailure = new ArrayList<>();
+    final List<Predicate<? super R>> retryIf = new ArrayList<>();
+    final List<Predicate<? super R>> abortIf = new ArrayList<>();
     final List<RelentListener<R>> listeners = new ArrayList<>();
 
-    Builder(RetryPolicy<R> policy) {
+    Builder(RetryPolicy policy) {
       this.policy = Objects.requireNonNull(policy, "policy cannot be null");
+    }
+
+    private static String describeType(Object result, Throwable failure) {
+      if (failure != null) {
+        return failure.getClass().getSimpleName();
+      }
+      return result == null ? "null result" : result.getClass().getSimpleName() + " result";
     }
 
     /**
@@ -176,69 +220,144 @@ public interface RelentExecutor<R> {
     }
 
     /**
-     * Sets the monotonic time source. Default {@link Ticker#system()}.
+     * Sets every source of time and chance at once: the ticker for deadlines and guards, the wall
+     * clock for saying when a retry may be made, the sleeper and scheduler synchronous and
+     * asynchronous calls wait with, and the randomness for jitter. Default {@link
+     * TimeSource#system()}; tests pass relent-testing's {@code FakeTime}.
      *
-     * @param ticker the ticker
+     * @param time the time source
      * @return this builder
-     * @throws NullPointerException if {@code ticker} is null
+     * @throws NullPointerException if {@code time} is null
      */
-    public Builder<R> withTicker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
+    public Builder<R> withTime(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time cannot be null");
       return this;
     }
 
     /**
-     * Sets the wall clock, used to say when a retry may be made. Default {@link Clock#system()}.
+     * Retries failures of these types (and their subtypes). Once any is given, other exceptions are
+     * no longer retried. Default: every exception but interruption and cancellation.
      *
-     * @param clock the clock
+     * @param types exception types
      * @return this builder
-     * @throws NullPointerException if {@code clock} is null
+     * @throws NullPointerException if {@code types} or an element is null
      */
-    public Builder<R> withClock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+    @SafeVarargs
+    public final Builder<R> retryOn(Class<? extends Throwable>... types) {
+      for (Class<? extends Throwable> type : types) {
+        retryOn.add(Objects.requireNonNull(type, "type cannot be null"));
+      }
       return this;
     }
 
     /**
-     * Sets how synchronous calls wait. Default {@link Sleeper#system()}.
+     * Retries failures that match the predicate. Once any retry condition on failures is given,
+     * other exceptions are no longer retried.
      *
-     * @param sleeper the sleeper
+     * @param predicate a thread-safe test
      * @return this builder
-     * @throws NullPointerException if {@code sleeper} is null
+     * @throws NullPointerException if {@code predicate} is null
      */
-    public Builder<R> withSleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
+    public Builder<R> retryOn(Predicate<? super Throwable> predicate) {
+      retryOnFailure.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
       return this;
     }
 
     /**
-     * Sets how asynchronous calls wait. Attempts after a wait start on the scheduler's thread.
-     * Default {@link Scheduler#system()}.
+     * Never retries failures of these types; they win over every retry condition.
      *
-     * @param scheduler the scheduler
+     * @param types exception types
      * @return this builder
-     * @throws NullPointerException if {@code scheduler} is null
+     * @throws NullPointerException if {@code types} or an element is null
      */
-    public Builder<R> withScheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler cannot be null");
+    @SafeVarargs
+    public final Builder<R> abortOn(Class<? extends Throwable>... types) {
+      for (Class<? extends Throwable> type : types) {
+        abortOn.add(Objects.requireNonNull(type, "type cannot be null"));
+      }
       return this;
     }
 
     /**
-     * Sets the randomness for jitter and the spread on server waits; seed it in tests. Default
-     * {@link RandomSource#system()}.
+     * Never retries failures that match the predicate.
      *
-     * @param random the source
+     * @param predicate a thread-safe test
      * @return this builder
-     * @throws NullPointerException if {@code random} is null
+     * @throws NullPointerException if {@code predicate} is null
      */
-    public Builder<R> withRandom(RandomSource random) {
-      this.random = Objects.requireNonNull(random, "random cannot be null");
+    public Builder<R> abortOn(Predicate<? super Throwable> predicate) {
+      abortOnFailure.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
       return this;
     }
 
     /**
-     * Adds a listener for every attempt and decision.
+     * Retries results that match the predicate (for example an HTTP 503 response).
+     *
+     * @param predicate a thread-safe test
+     * @return this builder
+     * @throws NullPointerException if {@code predicate} is null
+     */
+    public Builder<R> retryIf(Predicate<? super R> predicate) {
+      retryIf.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
+      return this;
+    }
+
+    /**
+     * Stops at results that match the predicate and returns them; wins over {@link
+     * #retryIf(Predicate)}.
+     *
+     * @param predicate a thread-safe test
+     * @return this builder
+     * @throws NullPointerException if {@code predicate} is null
+     */
+    public Builder<R> abortIf(Predicate<? super R> predicate) {
+      abortIf.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
+      return this;
+    }
+
+    /**
+     * Replaces every retry and abort rule with one classifier that names its rules (the HTTP
+     * module's decision table is one). It cannot be combined with {@code retryOn}, {@code abortOn},
+     * {@code retryIf} or {@code abortIf}.
+     *
+     * @param classifier a thread-safe classifier
+     * @return this builder
+     * @throws NullPointerException if {@code classifier} is null
+     */
+    public Builder<R> withClassifier(OutcomeClassifier<R> classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier cannot be null");
+      return this;
+    }
+
+    /**
+     * Reads server hints ({@code Retry-After}, rate-limit headers, quotas) from outcomes. Default:
+     * none.
+     *
+     * @param hintExtractor a thread-safe extractor
+     * @return this builder
+     * @throws NullPointerException if {@code hintExtractor} is null
+     */
+    public Builder<R> withHintExtractor(HintExtractor<R> hintExtractor) {
+      this.hintExtractor = Objects.requireNonNull(hintExtractor, "hintExtractor cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets how outcomes are described in exception messages and events. It must not reveal secrets.
+     * Default: the type of the result or of the exception.
+     *
+     * @param outcomeDescriber a thread-safe describer
+     * @return this builder
+     * @throws NullPointerException if {@code outcomeDescriber} is null
+     */
+    public Builder<R> withOutcomeDescriber(OutcomeDescriber<R> outcomeDescriber) {
+      this.outcomeDescriber =
+          Objects.requireNonNull(outcomeDescriber, "outcomeDescriber cannot be null");
+      return this;
+    }
+
+    /**
+     * Adds a listener for every call's attempts and decisions.
      *
      * @param listener the listener
      * @return this builder
@@ -253,9 +372,18 @@ public interface RelentExecutor<R> {
      * Builds the executor.
      *
      * @return a new executor
+     * @throws IllegalStateException if a classifier is combined with retryOn, abortOn, retryIf or
+     *     abortIf rules
      */
     public RelentExecutor<R> build() {
-      return new DefaultRelentExecutor<>(this);
+      RuleClassifier<R> rules =
+          new RuleClassifier<>(retryOn, abortOn, retryOnFailure, abortOnFailure, retryIf, abortIf);
+      if (classifier != null && rules.hasRules()) {
+        throw new IllegalStateException(
+            "classifier and retryOn/abortOn/retryIf/abortIf cannot be combined: the classifier"
+                + " decides alone; fold the conditions into it");
+      }
+      return new RelentExecutorImpl<>(this, classifier != null ? classifier : rules);
     }
   }
 }

@@ -3,57 +3,53 @@ package dev.relent;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.function.Predicate;
 
 /**
- * When to retry and how long to wait: the number of retries, the backoff, the total deadline, the
- * per-attempt timeout, the longest server-requested wait accepted, and how outcomes are classified.
+ * How often to try and how long to wait: the number of retries, the backoff, the total deadline,
+ * the per-attempt timeout, the longest server-requested wait accepted and the spread added on top
+ * of it. It knows nothing of the result type: which outcomes are retried is the executor's
+ * classification ({@link RelentExecutor.Builder#retryOn}, {@link
+ * RelentExecutor.Builder#withClassifier}, or an HTTP adapter's decision table), so one policy can
+ * serve every executor and every HTTP adapter.
  *
  * <p>Defaults ({@link #ofDefaults()}): at most {@value RetryPolicyConfig#DEFAULT_MAX_RETRIES}
  * retries; {@link Backoff#ofDefaults() backoff} base 500 ms, cap 30 s, full jitter; a total
- * deadline of 30 s; 10 s per attempt; a server may ask for waits up to the deadline; every
- * exception is retried except interruption and cancellation, every result is a success.
+ * deadline of 30 s; 10 s per attempt; a server may ask for waits up to the deadline, with a random
+ * spread of 10 % on top.
  *
- * <p>A policy is immutable and thread-safe: build it once and share it. It does nothing on its own;
- * a {@link RelentExecutor} runs operations under it.
- *
- * @param <R> the result type of the operations it governs
+ * <p>A policy is immutable and thread-safe: build it once and share it. Its {@code toString()}
+ * lists its settings.
  */
-public interface RetryPolicy<R> {
+public interface RetryPolicy {
 
   /**
    * Returns a builder with every setting at its default.
    *
-   * @param <R> the result type
    * @return a new builder
    */
-  static <R> Builder<R> builder() {
-    return new Builder<>(RetryPolicyConfig.defaults());
+  static Builder builder() {
+    return new Builder(RetryPolicyConfig.DEFAULTS);
   }
 
   /**
    * Returns a builder that starts from an existing configuration.
    *
    * @param config the settings to start from
-   * @param <R> the result type
    * @return a new builder
    * @throws NullPointerException if {@code config} is null
    */
-  static <R> Builder<R> builder(RetryPolicyConfig<R> config) {
-    return new Builder<>(Objects.requireNonNull(config, "config cannot be null"));
+  static Builder builder(RetryPolicyConfig config) {
+    return new Builder(Objects.requireNonNull(config, "config cannot be null"));
   }
 
   /**
    * Returns a policy with every setting at its default.
    *
-   * @param <R> the result type
-   * @return a policy
+   * @return the shared default policy
    */
-  static <R> RetryPolicy<R> ofDefaults() {
-    return RetryPolicy.<R>builder().build();
+  static RetryPolicy ofDefaults() {
+    return RetryPolicyImpl.DEFAULT;
   }
 
   /**
@@ -61,56 +57,27 @@ public interface RetryPolicy<R> {
    *
    * @return the immutable configuration
    */
-  RetryPolicyConfig<R> config();
-
-  /**
-   * Classifies an attempt's outcome under this policy's rules.
-   *
-   * @param result the result, when {@code failure} is null
-   * @param failure the failure, or null
-   * @return the verdict naming the rule that fired
-   */
-  Verdict classify(R result, Throwable failure);
+  RetryPolicyConfig config();
 
   /**
    * Builds a {@link RetryPolicy}. Mutable and not thread-safe; {@link #build()} copies every
    * setting, so a builder can be reused.
-   *
-   * @param <R> the result type
    */
-  final class Builder<R> {
+  final class Builder {
     int maxRetries;
     Backoff backoff;
     Duration deadline;
     Duration attemptTimeout;
     Duration maxServerWait;
-    double hintSpread;
-    OutcomeClassifier<R> classifier;
-    HintExtractor<R> hints;
-    OutcomeDescriber<R> describer;
-    final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
-    final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
-    final List<Predicate<? super Throwable>> retryOnFailure = new ArrayList<>();
-    final List<Predicate<? super Throwable>> abortOnFailure = new ArrayList<>();
-    final List<Predicate<? super R>> retryIf = new ArrayList<>();
-    final List<Predicate<? super R>> abortIf = new ArrayList<>();
+    double serverWaitSpread;
 
-    Builder(RetryPolicyConfig<R> from) {
+    Builder(RetryPolicyConfig from) {
       maxRetries = from.maxRetries();
       backoff = from.backoff();
       deadline = from.deadline();
       attemptTimeout = from.attemptTimeout();
       maxServerWait = from.maxServerWait().orElse(null);
-      hintSpread = from.hintSpread();
-      classifier = from.classifier().orElse(null);
-      hints = from.hintExtractor().orElse(null);
-      describer = from.describer();
-      retryOn.addAll(from.retryOn());
-      abortOn.addAll(from.abortOn());
-      retryOnFailure.addAll(from.retryOnFailure());
-      abortOnFailure.addAll(from.abortOnFailure());
-      retryIf.addAll(from.retryIf());
-      abortIf.addAll(from.abortIf());
+      serverWaitSpread = from.serverWaitSpread();
     }
 
     /**
@@ -120,7 +87,7 @@ public interface RetryPolicy<R> {
      * @return this builder
      * @throws IllegalArgumentException if {@code maxRetries} is negative
      */
-    public Builder<R> withMaxRetries(int maxRetries) {
+    public Builder withMaxRetries(int maxRetries) {
       if (maxRetries < 0) {
         throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
       }
@@ -136,7 +103,7 @@ public interface RetryPolicy<R> {
      * @return this builder
      * @throws NullPointerException if {@code backoff} is null
      */
-    public Builder<R> withBackoff(Backoff backoff) {
+    public Builder withBackoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff cannot be null");
       return this;
     }
@@ -150,22 +117,21 @@ public interface RetryPolicy<R> {
      * @throws NullPointerException if {@code deadline} is null
      * @throws IllegalArgumentException if {@code deadline} is zero or negative
      */
-    public Builder<R> withDeadline(Duration deadline) {
+    public Builder withDeadline(Duration deadline) {
       this.deadline = Nanos.requirePositive(deadline, "deadline");
       return this;
     }
 
     /**
-     * Sets the time one attempt may take; each attempt gets the smaller of this and what is left of
-     * the deadline. Asynchronous executions enforce it; synchronous ones hand it to the attempt
-     * through {@link AttemptContext#timeoutNanos()}. Default 10 s.
+     * Sets the time limit of one attempt; the executor hands {@code min(attempt timeout, deadline
+     * left)} to each attempt. Default 10 s.
      *
      * @param attemptTimeout more than zero
      * @return this builder
      * @throws NullPointerException if {@code attemptTimeout} is null
      * @throws IllegalArgumentException if {@code attemptTimeout} is zero or negative
      */
-    public Builder<R> withAttemptTimeout(Duration attemptTimeout) {
+    public Builder withAttemptTimeout(Duration attemptTimeout) {
       this.attemptTimeout = Nanos.requirePositive(attemptTimeout, "attemptTimeout");
       return this;
     }
@@ -180,7 +146,7 @@ public interface RetryPolicy<R> {
      * @throws NullPointerException if {@code maxServerWait} is null
      * @throws IllegalArgumentException if {@code maxServerWait} is negative
      */
-    public Builder<R> withMaxServerWait(Duration maxServerWait) {
+    public Builder withMaxServerWait(Duration maxServerWait) {
       this.maxServerWait = Nanos.requireNonNegative(maxServerWait, "maxServerWait");
       return this;
     }
@@ -194,154 +160,21 @@ public interface RetryPolicy<R> {
      * @return this builder
      * @throws IllegalArgumentException if {@code fraction} is outside [0, 1] or NaN
      */
-    public Builder<R> withServerWaitSpread(double fraction) {
+    public Builder withServerWaitSpread(double fraction) {
       if (!(fraction >= 0 && fraction <= 1)) {
-        throw new IllegalArgumentException("server wait spread must be in [0, 1]: " + fraction);
+        throw new IllegalArgumentException("serverWaitSpread must be in [0, 1]: " + fraction);
       }
-      this.hintSpread = fraction;
+      this.serverWaitSpread = fraction;
       return this;
     }
 
     /**
-     * Retries failures of these types (and their subtypes). Once any is given, other exceptions are
-     * no longer retried. Default: every exception but interruption and cancellation.
+     * Builds the policy.
      *
-     * @param types exception types
-     * @return this builder
-     * @throws NullPointerException if {@code types} or an element is null
+     * @return a new immutable policy
+     * @throws IllegalStateException if {@code maxServerWait} exceeds {@code deadline}
      */
-    @SafeVarargs
-    public final Builder<R> retryOn(Class<? extends Throwable>... types) {
-      for (Class<? extends Throwable> type : types) {
-        retryOn.add(Objects.requireNonNull(type, "type cannot be null"));
-      }
-      return this;
-    }
-
-    /**
-     * Retries failures that match the predicate. Once any retry condition on failures is given,
-     * other exceptions are no longer retried.
-     *
-     * @param predicate a thread-safe test
-     * @return this builder
-     * @throws NullPointerException if {@code predicate} is null
-     */
-    public Builder<R> retryOn(Predicate<? super Throwable> predicate) {
-      retryOnFailure.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
-      return this;
-    }
-
-    /**
-     * Never retries failures of these types; they win over every retry condition.
-     *
-     * @param types exception types
-     * @return this builder
-     * @throws NullPointerException if {@code types} or an element is null
-     */
-    @SafeVarargs
-    public final Builder<R> abortOn(Class<? extends Throwable>... types) {
-      for (Class<? extends Throwable> type : types) {
-        abortOn.add(Objects.requireNonNull(type, "type cannot be null"));
-      }
-      return this;
-    }
-
-    /**
-     * Never retries failures that match the predicate.
-     *
-     * @param predicate a thread-safe test
-     * @return this builder
-     * @throws NullPointerException if {@code predicate} is null
-     */
-    public Builder<R> abortOn(Predicate<? super Throwable> predicate) {
-      abortOnFailure.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
-      return this;
-    }
-
-    /**
-     * Retries results that match the predicate (for example an HTTP 503 response).
-     *
-     * @param predicate a thread-safe test
-     * @return this builder
-     * @throws NullPointerException if {@code predicate} is null
-     */
-    public Builder<R> retryIf(Predicate<? super R> predicate) {
-      retryIf.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
-      return this;
-    }
-
-    /**
-     * Stops at results that match the predicate and returns them; wins over {@link
-     * #retryIf(Predicate)}.
-     *
-     * @param predicate a thread-safe test
-     * @return this builder
-     * @throws NullPointerException if {@code predicate} is null
-     */
-    public Builder<R> abortIf(Predicate<? super R> predicate) {
-      abortIf.add(Objects.requireNonNull(predicate, "predicate cannot be null"));
-      return this;
-    }
-
-    /**
-     * Replaces every retry and abort condition with one classifier that names its rules (the HTTP
-     * module's decision table is one).
-     *
-     * @param classifier a thread-safe classifier
-     * @return this builder
-     * @throws NullPointerException if {@code classifier} is null
-     */
-    public Builder<R> withClassifier(OutcomeClassifier<R> classifier) {
-      this.classifier = Objects.requireNonNull(classifier, "classifier cannot be null");
-      return this;
-    }
-
-    /**
-     * Reads server hints ({@code Retry-After}, rate-limit headers, quotas) from outcomes. Default:
-     * none.
-     *
-     * @param extractor a thread-safe extractor
-     * @return this builder
-     * @throws NullPointerException if {@code extractor} is null
-     */
-    public Builder<R> withHints(HintExtractor<R> extractor) {
-      this.hints = Objects.requireNonNull(extractor, "extractor cannot be null");
-      return this;
-    }
-
-    /**
-     * Sets how outcomes are described in exception messages and events. It must not reveal secrets.
-     * Default: the type of the result or of the exception.
-     *
-     * @param describer a thread-safe describer
-     * @return this builder
-     * @throws NullPointerException if {@code describer} is null
-     */
-    public Builder<R> withOutcomeDescriber(OutcomeDescriber<R> describer) {
-      this.describer = Objects.requireNonNull(describer, "describer cannot be null");
-      return this;
-    }
-
-    /**
-     * Builds an immutable policy from the current settings.
-     *
-     * @return a new policy
-     * @throws IllegalStateException if the settings conflict: a classifier together with retry or
-     *     abort conditions, or a maximum server wait longer than the deadline
-     */
-    public RetryPolicy<R> build() {
-      boolean conditions =
-          !(retryOn.isEmpty()
-              && abortOn.isEmpty()
-              && retryOnFailure.isEmpty()
-              && abortOnFailure.isEmpty()
-              && retryIf.isEmpty()
-              && abortIf.isEmpty());
-      if (classifier != null && conditions) {
-        throw new IllegalStateException(
-            "classifier and retryOn/abortOn/retryIf/abortIf cannot be combined: the classifier"
-                + " decides alone; fold the conditions into it");
-      }
+    public RetryPolicy build() {
       if (maxServerWait != null && maxServerWait.compareTo(deadline) > 0) {
         throw new IllegalStateException(
             "maxServerWait ("
@@ -350,7 +183,7 @@ public interface RetryPolicy<R> {
                 + Durations.exact(deadline)
                 + "): a wait past the deadline always fails");
       }
-      return new DefaultRetryPolicy<>(new RetryPolicyConfig<>(this));
+      return new RetryPolicyImpl(new RetryPolicyConfig(this));
     }
   }
 }

@@ -1,17 +1,15 @@
 package dev.relent;
 
+import dev.relent.time.Durations;
 import java.time.Duration;
-import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
- * The settings of a {@link RetryPolicy}, frozen: every field is final and every list an immutable
- * copy. Thread-safe.
- *
- * @param <R> the result type
+ * The settings of a {@link RetryPolicy}, frozen: every field is final. Immutable and thread-safe;
+ * two configurations with the same settings are equal, and {@code toString()} lists them.
  */
-public final class RetryPolicyConfig<R> {
+public final class RetryPolicyConfig {
   /** Default most retries after the first attempt. */
   public static final int DEFAULT_MAX_RETRIES = 5;
 
@@ -24,21 +22,14 @@ public final class RetryPolicyConfig<R> {
   /** Default random spread on top of a server-requested wait, as a fraction of it. */
   public static final double DEFAULT_SERVER_WAIT_SPREAD = 0.1;
 
+  static final RetryPolicyConfig DEFAULTS = new RetryPolicyConfig();
+
   private final int maxRetries;
   private final Backoff backoff;
   private final Duration deadline;
   private final Duration attemptTimeout;
   private final Duration maxServerWait;
-  private final double hintSpread;
-  private final OutcomeClassifier<R> classifier;
-  private final HintExtractor<R> hints;
-  private final OutcomeDescriber<R> describer;
-  private final List<Class<? extends Throwable>> retryOn;
-  private final List<Class<? extends Throwable>> abortOn;
-  private final List<Predicate<? super Throwable>> retryOnFailure;
-  private final List<Predicate<? super Throwable>> abortOnFailure;
-  private final List<Predicate<? super R>> retryIf;
-  private final List<Predicate<? super R>> abortIf;
+  private final double serverWaitSpread;
 
   private RetryPolicyConfig() {
     maxRetries = DEFAULT_MAX_RETRIES;
@@ -46,45 +37,16 @@ public final class RetryPolicyConfig<R> {
     deadline = DEFAULT_DEADLINE;
     attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
     maxServerWait = null;
-    hintSpread = DEFAULT_SERVER_WAIT_SPREAD;
-    classifier = null;
-    hints = null;
-    describer = RetryPolicyConfig::describeType;
-    retryOn = List.of();
-    abortOn = List.of();
-    retryOnFailure = List.of();
-    abortOnFailure = List.of();
-    retryIf = List.of();
-    abortIf = List.of();
+    serverWaitSpread = DEFAULT_SERVER_WAIT_SPREAD;
   }
 
-  RetryPolicyConfig(RetryPolicy.Builder<R> b) {
+  RetryPolicyConfig(RetryPolicy.Builder b) {
     maxRetries = b.maxRetries;
     backoff = b.backoff;
     deadline = b.deadline;
     attemptTimeout = b.attemptTimeout;
     maxServerWait = b.maxServerWait;
-    hintSpread = b.hintSpread;
-    classifier = b.classifier;
-    hints = b.hints;
-    describer = b.describer;
-    retryOn = List.copyOf(b.retryOn);
-    abortOn = List.copyOf(b.abortOn);
-    retryOnFailure = List.copyOf(b.retryOnFailure);
-    abortOnFailure = List.copyOf(b.abortOnFailure);
-    retryIf = List.copyOf(b.retryIf);
-    abortIf = List.copyOf(b.abortIf);
-  }
-
-  static <R> RetryPolicyConfig<R> defaults() {
-    return new RetryPolicyConfig<>();
-  }
-
-  private static String describeType(Object result, Throwable failure) {
-    if (failure != null) {
-      return failure.getClass().getSimpleName();
-    }
-    return result == null ? "null result" : result.getClass().getSimpleName() + " result";
+    serverWaitSpread = b.serverWaitSpread;
   }
 
   /**
@@ -108,25 +70,25 @@ public final class RetryPolicyConfig<R> {
   /**
    * Returns the total time one operation may take.
    *
-   * @return the deadline
+   * @return more than zero
    */
   public Duration deadline() {
     return deadline;
   }
 
   /**
-   * Returns the time one attempt may take.
+   * Returns the time limit of one attempt.
    *
-   * @return the attempt timeout
+   * @return more than zero
    */
   public Duration attemptTimeout() {
     return attemptTimeout;
   }
 
   /**
-   * Returns the longest server-requested wait accepted, if set apart from the deadline.
+   * Returns the longest server-requested wait accepted, if one was set.
    *
-   * @return the maximum, or empty when the deadline is the limit
+   * @return the limit, or empty when it is the deadline
    */
   public Optional<Duration> maxServerWait() {
     return Optional.ofNullable(maxServerWait);
@@ -135,90 +97,54 @@ public final class RetryPolicyConfig<R> {
   /**
    * Returns the random spread on top of a server-requested wait, as a fraction of it.
    *
-   * @return a fraction in [0, 1]
+   * @return from 0 to 1
    */
-  public double hintSpread() {
-    return hintSpread;
+  public double serverWaitSpread() {
+    return serverWaitSpread;
   }
 
-  /**
-   * Returns the classifier that replaces the conditions, if one was set.
-   *
-   * @return the classifier or empty
-   */
-  public Optional<OutcomeClassifier<R>> classifier() {
-    return Optional.ofNullable(classifier);
+  /** The settings as {@code [maxRetries=5, backoff=…, …]}, shared by the policy's text. */
+  String settings() {
+    return "[maxRetries="
+        + maxRetries
+        + ", backoff="
+        + backoff
+        + ", deadline="
+        + Durations.exact(deadline)
+        + ", attemptTimeout="
+        + Durations.exact(attemptTimeout)
+        + ", maxServerWait="
+        + (maxServerWait == null ? "deadline" : Durations.exact(maxServerWait))
+        + ", serverWaitSpread="
+        + serverWaitSpread
+        + "]";
   }
 
-  /**
-   * Returns the server hint extractor, if one was set.
-   *
-   * @return the extractor or empty
-   */
-  public Optional<HintExtractor<R>> hintExtractor() {
-    return Optional.ofNullable(hints);
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof RetryPolicyConfig)) {
+      return false;
+    }
+    RetryPolicyConfig that = (RetryPolicyConfig) o;
+    return maxRetries == that.maxRetries
+        && Double.compare(serverWaitSpread, that.serverWaitSpread) == 0
+        && backoff.equals(that.backoff)
+        && deadline.equals(that.deadline)
+        && attemptTimeout.equals(that.attemptTimeout)
+        && Objects.equals(maxServerWait, that.maxServerWait);
   }
 
-  /**
-   * Returns how outcomes are described in messages.
-   *
-   * @return the describer
-   */
-  public OutcomeDescriber<R> describer() {
-    return describer;
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        maxRetries, backoff, deadline, attemptTimeout, maxServerWait, serverWaitSpread);
   }
 
-  /**
-   * Returns the exception types retried.
-   *
-   * @return an immutable list
-   */
-  public List<Class<? extends Throwable>> retryOn() {
-    return retryOn;
-  }
-
-  /**
-   * Returns the exception types never retried.
-   *
-   * @return an immutable list
-   */
-  public List<Class<? extends Throwable>> abortOn() {
-    return abortOn;
-  }
-
-  /**
-   * Returns the predicates on failures that mean retry.
-   *
-   * @return an immutable list
-   */
-  public List<Predicate<? super Throwable>> retryOnFailure() {
-    return retryOnFailure;
-  }
-
-  /**
-   * Returns the predicates on failures that mean stop.
-   *
-   * @return an immutable list
-   */
-  public List<Predicate<? super Throwable>> abortOnFailure() {
-    return abortOnFailure;
-  }
-
-  /**
-   * Returns the predicates on results that mean retry.
-   *
-   * @return an immutable list
-   */
-  public List<Predicate<? super R>> retryIf() {
-    return retryIf;
-  }
-
-  /**
-   * Returns the predicates on results that mean stop.
-   *
-   * @return an immutable list
-   */
-  public List<Predicate<? super R>> abortIf() {
-    return abortIf;
+  @Override
+  public String toString() {
+    return "RetryPolicyConfig" + settings();
   }
 }

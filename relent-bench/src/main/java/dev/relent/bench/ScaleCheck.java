@@ -105,8 +105,8 @@ public final class ScaleCheck {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     RelentExecutor<String> executor =
-        RelentExecutor.builder(
-                RetryPolicy.<String>builder()
+        RelentExecutor.<String>builder(
+                RetryPolicy.builder()
                     .withMaxRetries(1)
                     .withDeadline(Duration.ofMinutes(5))
                     .withBackoff(

@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Turns the executor's events into one record per attempt, for {@code --verbose} (one line on
@@ -148,7 +147,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         open = opened(event);
         break;
       case RETRY:
-        close(event, "retry", event.waitNanos(), null);
+        close(event, "retry", event.waitTime().orElseThrow().toNanos(), null);
         // The next attempt begins when the wait ends; a zero wait may not call the sleeper at all.
         nextStart = ticker.read();
         break;
@@ -156,12 +155,8 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         close(event, "stop", -1, null);
         break;
       case FAILURE:
-        RelentException e = event.exception();
-        close(
-            event,
-            "stop",
-            -1,
-            e == null ? null : e.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        RelentException e = event.exception().orElse(null);
+        close(event, "stop", -1, e == null ? null : Format.slug(e.reason()));
         break;
       default:
         break;
@@ -170,8 +165,8 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
 
   private Attempt opened(RelentEvent<HttpResponse<?>> event) {
     long now = ticker.read();
-    HttpResponse<?> response = event.result();
-    Throwable failure = event.failure();
+    HttpResponse<?> response = event.result().orElse(null);
+    Throwable failure = event.failure().orElse(null);
     int status = -1;
     String fault = null;
     String requestId = null;
@@ -188,10 +183,9 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
           failure instanceof HttpFaultException
               ? ((HttpFaultException) failure).fault()
               : Fault.classify(failure);
-      fault =
-          f == null ? "not-a-network-fault" : f.name().toLowerCase(Locale.ROOT).replace('_', '-');
+      fault = f == null ? "not-a-network-fault" : Format.slug(f);
     }
-    Verdict verdict = event.verdict();
+    Verdict verdict = event.verdict().orElse(null);
     return new Attempt(
         event.attempt(),
         Math.max(0L, nextStart - origin),
@@ -202,7 +196,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         requestId,
         waitHeaders,
         via,
-        verdict == null ? null : verdict.kind().name().toLowerCase(Locale.ROOT),
+        verdict == null ? null : Format.slug(verdict.kind()),
         verdict == null ? null : verdict.rule(),
         event.hint().map(ServerHint::source).map(this::scrub).orElse(null),
         null,

@@ -3,16 +3,11 @@ package dev.relent.http;
 import dev.relent.RelentExecutor;
 import dev.relent.RelentListener;
 import dev.relent.RetryPolicy;
-import dev.relent.RetryPolicyConfig;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
-import dev.relent.time.Clock;
-import dev.relent.time.RandomSource;
-import dev.relent.time.Scheduler;
-import dev.relent.time.Sleeper;
-import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -33,7 +28,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   /** How much of a retried response's body is kept in memory unless set otherwise: 64 KiB. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = 64 * 1024;
 
-  private RetryPolicy<R> policy = RetryPolicy.ofDefaults();
+  private RetryPolicy policy = RetryPolicy.ofDefaults();
   private DecisionTable table = DecisionTable.defaults();
   private ServerHints hints = ServerHints.ofDefaults();
   private Redactor redactor = Redactor.ofDefaults();
@@ -41,11 +36,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   private RetryBudget budget;
   private Pacer pacer;
   private ConcurrencyLimit limit;
-  private Ticker ticker = Ticker.system();
-  private Clock clock = Clock.system();
-  private Sleeper sleeper = Sleeper.system();
-  private Scheduler scheduler = Scheduler.system();
-  private RandomSource random = RandomSource.system();
+  private TimeSource time = TimeSource.system();
   private Logger logger = LoggerFactory.getLogger("dev.relent.http");
   private final List<RelentListener<R>> listeners = new ArrayList<>();
   private boolean keyWrites;
@@ -55,33 +46,17 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   protected HttpAdapterBuilder() {}
 
   /**
-   * Sets the retries, backoff, deadline, attempt timeout and longest server wait. The policy must
-   * not classify outcomes itself: the decision table does. Default {@link
-   * RetryPolicy#ofDefaults()}: 5 retries, 500 ms base, 30 s cap, full jitter, 30 s deadline, 10 s
-   * per attempt.
+   * Sets the retries, backoff, deadline, attempt timeout and longest server wait; which outcomes
+   * are retried is the decision table's business. One policy can serve every adapter. Default
+   * {@link RetryPolicy#ofDefaults()}: 5 retries, 500 ms base, 30 s cap, full jitter, 30 s deadline,
+   * 10 s per attempt.
    *
    * @param policy the policy
    * @return this builder
    * @throws NullPointerException if {@code policy} is null
-   * @throws IllegalArgumentException if the policy has a classifier, a hint extractor, or retry or
-   *     abort conditions
    */
-  public B withPolicy(RetryPolicy<R> policy) {
-    Objects.requireNonNull(policy, "policy cannot be null");
-    RetryPolicyConfig<R> c = policy.config();
-    if (c.classifier().isPresent()
-        || c.hintExtractor().isPresent()
-        || !c.retryOn().isEmpty()
-        || !c.abortOn().isEmpty()
-        || !c.retryOnFailure().isEmpty()
-        || !c.abortOnFailure().isEmpty()
-        || !c.retryIf().isEmpty()
-        || !c.abortIf().isEmpty()) {
-      throw new IllegalArgumentException(
-          "policy must not have a classifier, hints or retry/abort conditions: the decision"
-              + " table decides; use withDecisionTable and withServerHints");
-    }
-    this.policy = policy;
+  public B withPolicy(RetryPolicy policy) {
+    this.policy = Objects.requireNonNull(policy, "policy cannot be null");
     return self();
   }
 
@@ -199,64 +174,17 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   }
 
   /**
-   * Sets the monotonic time source. Default {@link Ticker#system()}.
+   * Sets every source of time and chance: the ticker for deadlines and guards, the wall clock for
+   * {@code Retry-After} dates, rate-limit epochs and log times, the sleeper and scheduler calls
+   * wait with, and the randomness for jitter and spread. Default {@link TimeSource#system()}; tests
+   * pass relent-testing's {@code FakeTime}.
    *
-   * @param ticker the ticker
+   * @param time the time source
    * @return this builder
-   * @throws NullPointerException if {@code ticker} is null
+   * @throws NullPointerException if {@code time} is null
    */
-  public B withTicker(Ticker ticker) {
-    this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
-    return self();
-  }
-
-  /**
-   * Sets the wall clock: {@code Retry-After} dates, rate-limit epochs, log times. Default {@link
-   * Clock#system()}.
-   *
-   * @param clock the clock
-   * @return this builder
-   * @throws NullPointerException if {@code clock} is null
-   */
-  public B withClock(Clock clock) {
-    this.clock = Objects.requireNonNull(clock, "clock cannot be null");
-    return self();
-  }
-
-  /**
-   * Sets how the calling thread waits between attempts. Default {@link Sleeper#system()}.
-   *
-   * @param sleeper the sleeper
-   * @return this builder
-   * @throws NullPointerException if {@code sleeper} is null
-   */
-  public B withSleeper(Sleeper sleeper) {
-    this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
-    return self();
-  }
-
-  /**
-   * Sets how asynchronous calls wait, for adapters that have them. Default {@link
-   * Scheduler#system()}.
-   *
-   * @param scheduler the scheduler
-   * @return this builder
-   * @throws NullPointerException if {@code scheduler} is null
-   */
-  protected B withScheduler(Scheduler scheduler) {
-    this.scheduler = Objects.requireNonNull(scheduler, "scheduler cannot be null");
-    return self();
-  }
-
-  /**
-   * Sets the randomness for jitter and spread. Default {@link RandomSource#system()}.
-   *
-   * @param random the source
-   * @return this builder
-   * @throws NullPointerException if {@code random} is null
-   */
-  public B withRandom(RandomSource random) {
-    this.random = Objects.requireNonNull(random, "random cannot be null");
+  public B withTime(TimeSource time) {
+    this.time = Objects.requireNonNull(time, "time cannot be null");
     return self();
   }
 
@@ -328,7 +256,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
         .withDecisionTable(table)
         .withServerHints(hints)
         .withRedactor(redactor)
-        .withClock(clock)
+        .withClock(time.clock())
         .build();
   }
 
@@ -340,14 +268,8 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
    * @return the executor
    */
   protected final RelentExecutor<R> buildExecutor(HttpOutcomes<R> outcomes) {
-    RetryPolicy<R> retry = outcomes.applyTo(RetryPolicy.builder(policy.config())).build();
     RelentExecutor.Builder<R> x =
-        RelentExecutor.builder(retry)
-            .withTicker(ticker)
-            .withClock(clock)
-            .withSleeper(sleeper)
-            .withScheduler(scheduler)
-            .withRandom(random);
+        outcomes.applyTo(RelentExecutor.<R>builder(policy).withTime(time));
     if (breaker != null) {
       x.withCircuitBreaker(breaker);
     }

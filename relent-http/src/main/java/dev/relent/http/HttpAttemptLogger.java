@@ -3,7 +3,7 @@ package dev.relent.http;
 import dev.relent.RelentEvent;
 import dev.relent.RelentException;
 import dev.relent.RelentListener;
-import dev.relent.Verdict;
+import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -57,7 +57,7 @@ final class HttpAttemptLogger<R> implements RelentListener<R> {
                   + " attempt="
                   + (event.attempt() + 1)
                   + " decision=paced wait="
-                  + seconds(event.waitNanos()));
+                  + event.waitTime().map(HttpAttemptLogger::seconds).orElse("0 s"));
         }
         break;
       default:
@@ -71,10 +71,10 @@ final class HttpAttemptLogger<R> implements RelentListener<R> {
     StringBuilder s = new StringBuilder(256);
     s.append("at=").append(outcomes.clock().instant());
     s.append(" attempt=").append(event.attempt());
-    R result = event.result();
-    Throwable failure = event.failure();
+    R result = event.result().orElse(null);
+    Throwable failure = event.failure().orElse(null);
     HeaderLookup headers = null;
-    if (event.verdict() != null) {
+    if (event.verdict().isPresent()) {
       if (failure == null && result != null) {
         headers = access.headers(result);
         s.append(" method=").append(ResponseFacts.sanitize(access.method(result)));
@@ -93,23 +93,18 @@ final class HttpAttemptLogger<R> implements RelentListener<R> {
       appendQuoted(s, "wait-headers", ResponseFacts.waitHeaders(headers), redactor);
       appendQuoted(s, "via", ResponseFacts.layers(headers), redactor);
     }
-    RelentException gaveUp = event.exception();
+    RelentException gaveUp = event.exception().orElse(null);
     if (event.type() == RelentEvent.Type.FAILURE && gaveUp != null) {
       s.append(" decision=\"give up: ")
           .append(gaveUp.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-      Verdict verdict = event.verdict();
-      if (verdict != null) {
-        s.append(", last ").append(verdict);
-      }
+      event.verdict().ifPresent(verdict -> s.append(", last ").append(verdict));
       s.append('"');
       gaveUp.serverWait().ifPresent(w -> s.append(" server-wait=").append(seconds(w)));
       gaveUp.retryAt().ifPresent(at -> s.append(" retry-at=").append(at));
-    } else if (event.verdict() != null) {
-      s.append(" decision=\"").append(event.verdict()).append('"');
+    } else if (event.verdict().isPresent()) {
+      s.append(" decision=\"").append(event.verdict().get()).append('"');
     }
-    if (event.waitNanos() >= 0) {
-      s.append(" wait=").append(seconds(event.waitNanos()));
-    }
+    event.waitTime().ifPresent(w -> s.append(" wait=").append(seconds(w)));
     event.hint().ifPresent(h -> appendQuoted(s, "hint", h.source(), redactor));
     s.append(" elapsed=").append(seconds(event.elapsed()));
     return s.toString();
@@ -130,23 +125,6 @@ final class HttpAttemptLogger<R> implements RelentListener<R> {
   }
 
   static String seconds(long nanos) {
-    if (nanos == Long.MAX_VALUE) {
-      return "forever";
-    }
-    if (nanos < 1_000_000_000L) {
-      return trim(String.format(Locale.ROOT, "%.3f", nanos / 1e6)) + " ms";
-    }
-    return trim(String.format(Locale.ROOT, "%.2f", nanos / 1e9)) + " s";
-  }
-
-  private static String trim(String decimal) {
-    int end = decimal.length();
-    while (decimal.charAt(end - 1) == '0') {
-      end--;
-    }
-    if (decimal.charAt(end - 1) == '.') {
-      end--;
-    }
-    return decimal.substring(0, end);
+    return Durations.format(nanos);
   }
 }

@@ -3,8 +3,8 @@ package dev.relent.http;
 import dev.relent.HintExtractor;
 import dev.relent.OutcomeClassifier;
 import dev.relent.OutcomeDescriber;
+import dev.relent.RelentExecutor;
 import dev.relent.RelentListener;
-import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.time.Clock;
 import java.util.Objects;
@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * HttpOutcomes<HttpResponse<?>> http = HttpOutcomes.builder(ResponseAccess.jdk()).build();
- * RetryPolicy<HttpResponse<?>> policy =
- *     http.applyTo(RetryPolicy.<HttpResponse<?>>builder()).withMaxRetries(3).build();
+ * RelentExecutor<HttpResponse<?>> executor =
+ *     http.applyTo(RelentExecutor.<HttpResponse<?>>builder(RetryPolicy.ofDefaults())).build();
  * }</pre>
  *
  * <p>Defaults: {@link DecisionTable#defaults()}, {@link ServerHints#ofDefaults()}, {@link
@@ -201,7 +201,7 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Returns the classifier for {@link RetryPolicy.Builder#withClassifier}.
+   * Returns the classifier for {@link RelentExecutor.Builder#withClassifier}.
    *
    * @return a classifier; it allocates nothing per call
    */
@@ -210,7 +210,7 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Returns the hint extractor for {@link RetryPolicy.Builder#withHints}.
+   * Returns the hint extractor for {@link RelentExecutor.Builder#withHintExtractor}.
    *
    * @return an extractor
    */
@@ -219,7 +219,7 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Returns the describer for {@link RetryPolicy.Builder#withOutcomeDescriber}.
+   * Returns the describer for {@link RelentExecutor.Builder#withOutcomeDescriber}.
    *
    * @return a describer
    */
@@ -228,17 +228,17 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Installs the classifier, the hint extractor and the describer on a policy builder.
+   * Installs the classifier, the hint extractor and the describer on an executor builder.
    *
-   * @param builder the policy builder; it must have no retry or abort conditions
+   * @param builder the executor builder; it must have no retry or abort rules of its own
    * @return the same builder
    * @throws NullPointerException if {@code builder} is null
    */
-  public RetryPolicy.Builder<R> applyTo(RetryPolicy.Builder<R> builder) {
+  public RelentExecutor.Builder<R> applyTo(RelentExecutor.Builder<R> builder) {
     Objects.requireNonNull(builder, "builder cannot be null");
     return builder
         .withClassifier(classifier())
-        .withHints(hintExtractor())
+        .withHintExtractor(hintExtractor())
         .withOutcomeDescriber(describer());
   }
 

@@ -4,7 +4,6 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
-import dev.relent.time.Scheduler;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  * <pre>{@code
  * RelentHttpClient http =
  *     RelentHttpClient.builder(HttpClient.newHttpClient())
- *         .withPolicy(RetryPolicy.<HttpResponse<?>>builder().withMaxRetries(3).build())
+ *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
  *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
  *         .build();
  * RelentHttpResponse<String> response =
@@ -415,18 +414,6 @@ public final class RelentHttpClient {
 
     Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client cannot be null");
-    }
-
-    /**
-     * Sets how asynchronous sends wait. Default {@link Scheduler#system()}.
-     *
-     * @param scheduler the scheduler
-     * @return this builder
-     * @throws NullPointerException if {@code scheduler} is null
-     */
-    @Override
-    public Builder withScheduler(Scheduler scheduler) {
-      return super.withScheduler(scheduler);
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.testing.FakeTime;
-import dev.relent.testing.RecordingSleeper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -70,7 +69,7 @@ class DocsExamplesTest {
     RelentHttpClient http =
         RelentHttpClient.builder(HttpClient.newHttpClient())
             .withPolicy(
-                RetryPolicy.<HttpResponse<?>>builder()
+                RetryPolicy.builder()
                     .withMaxRetries(4)
                     .withDeadline(Duration.ofSeconds(30))
                     .withAttemptTimeout(Duration.ofSeconds(10))
@@ -78,9 +77,7 @@ class DocsExamplesTest {
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
             .withRetryBudget(RetryBudget.ofDefaults())
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
+            .withTime(time)
             .build();
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("https://api.example.com/v1/payments"))
@@ -100,11 +97,13 @@ class DocsExamplesTest {
         HttpOutcomes.builder(ResponseAccess.jdk())
             .withDecisionTable(DecisionTable.defaults().with(500, DecisionTable.Rule.NEVER))
             .build();
-    RetryPolicy<HttpResponse<?>> policy =
-        outcomes.applyTo(RetryPolicy.<HttpResponse<?>>builder()).withMaxRetries(3).build();
+    RetryPolicy policy = RetryPolicy.builder().withMaxRetries(3).build();
     RelentExecutor<HttpResponse<?>> executor =
-        RelentExecutor.builder(policy).onEvent(outcomes.logger()).build();
-    assertThat(executor.policy().config().classifier()).isPresent();
+        outcomes
+            .applyTo(RelentExecutor.<HttpResponse<?>>builder(policy))
+            .onEvent(outcomes.logger())
+            .build();
+    assertThat(executor.policy().config().maxRetries()).isEqualTo(3);
     assertThat(outcomes.table().rule(500)).isEqualTo(DecisionTable.Rule.NEVER);
   }
 }

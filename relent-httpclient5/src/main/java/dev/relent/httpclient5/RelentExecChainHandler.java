@@ -43,7 +43,7 @@ import org.apache.hc.core5.util.Timeout;
  * <pre>{@code
  * RelentExecChainHandler relent =
  *     RelentExecChainHandler.builder()
- *         .withPolicy(RetryPolicy.<ClassicHttpResponse>builder().withMaxRetries(3).build())
+ *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
  *         .build();
  * CloseableHttpClient client = relent.install(HttpClients.custom()).build();
  * }</pre>

@@ -9,7 +9,6 @@ import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
-import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,7 @@ class DocsExamplesTest {
   void handler() throws Exception {
     RelentExecChainHandler relent =
         RelentExecChainHandler.builder()
-            .withPolicy(RetryPolicy.<ClassicHttpResponse>builder().withMaxRetries(4).build())
+            .withPolicy(RetryPolicy.builder().withMaxRetries(4).build())
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
             .build();
     try (CloseableHttpClient client = relent.install(HttpClients.custom()).build()) {

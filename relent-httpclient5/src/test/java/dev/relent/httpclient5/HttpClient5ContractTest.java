@@ -16,10 +16,7 @@ class HttpClient5ContractTest extends HttpClientContract {
   static RelentExecChainHandler handler(Settings settings) {
     return RelentExecChainHandler.builder()
         .withPolicy(settings.policy())
-        .withTicker(settings.time())
-        .withClock(settings.time())
-        .withSleeper(settings.sleeper())
-        .withRandom(settings.random())
+        .withTime(settings.time())
         .build();
   }
 

@@ -33,7 +33,7 @@ import okhttp3.ResponseBody;
  * <pre>{@code
  * RelentInterceptor relent =
  *     RelentInterceptor.builder()
- *         .withPolicy(RetryPolicy.<Response>builder().withMaxRetries(3).build())
+ *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
  *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
  *         .build();
  * OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();

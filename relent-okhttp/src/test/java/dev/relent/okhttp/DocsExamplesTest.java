@@ -6,13 +6,11 @@ import dev.relent.RetryPolicy;
 import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
 import dev.relent.testing.FakeTime;
-import dev.relent.testing.RecordingSleeper;
 import java.time.Duration;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,15 +24,13 @@ class DocsExamplesTest {
     RelentInterceptor relent =
         RelentInterceptor.builder()
             .withPolicy(
-                RetryPolicy.<Response>builder()
+                RetryPolicy.builder()
                     .withMaxRetries(4)
                     .withDeadline(Duration.ofSeconds(30))
                     .withAttemptTimeout(Duration.ofSeconds(10))
                     .build())
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
+            .withTime(time)
             .build();
     OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();
     Request request =

@@ -15,11 +15,8 @@ class OkHttpContractTest extends HttpClientContract {
 
   static RelentInterceptor interceptor(Settings settings) {
     return RelentInterceptor.builder()
-        .withPolicy(settings.<Response>policy())
-        .withTicker(settings.time())
-        .withClock(settings.time())
-        .withSleeper(settings.sleeper())
-        .withRandom(settings.random())
+        .withPolicy(settings.policy())
+        .withTime(settings.time())
         .build();
   }
 

@@ -16,7 +16,6 @@ import dev.relent.testing.Envelope;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
 import dev.relent.testing.RecordingSleeper;
-import dev.relent.time.RandomSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RetryScenariosTest {
   private final FakeTime time = new FakeTime();
-  private final RecordingSleeper sleeper = new RecordingSleeper(time);
+  private final RecordingSleeper sleeper = time.sleeper();
   private final List<RelentEvent<HttpResponse<?>>> events =
       Collections.synchronizedList(new ArrayList<>());
 
@@ -46,19 +45,16 @@ class RetryScenariosTest {
   final MockServerExtension mock =
       MockServerExtension.fromResource("/scenarios/payments-api.json").withClock(time);
 
-  private RelentHttpClient client(RetryPolicy<HttpResponse<?>> policy) {
+  private RelentHttpClient client(RetryPolicy policy) {
     return RelentHttpClient.builder(HttpClient.newHttpClient())
         .withPolicy(policy)
-        .withTicker(time)
-        .withClock(time)
-        .withSleeper(sleeper)
-        .withRandom(RandomSource.seeded(7))
+        .withTime(time.withSeed(7))
         .onEvent(events::add)
         .build();
   }
 
   private RelentHttpClient client() {
-    return client(RetryPolicy.<HttpResponse<?>>builder().build());
+    return client(RetryPolicy.builder().build());
   }
 
   @Test
@@ -99,7 +95,7 @@ class RetryScenariosTest {
   void scenario3_aSlowAnswerPastTheAttemptTimeoutIsRetried(MockServer server) throws Exception {
     RelentHttpClient http =
         client(
-            RetryPolicy.<HttpResponse<?>>builder()
+            RetryPolicy.builder()
                 .withAttemptTimeout(Duration.ofMillis(150)) // the server stalls 1.5 s first
                 .build());
 
@@ -110,10 +106,13 @@ class RetryScenariosTest {
     assertThat(response.body()).isEqualTo("fast");
     assertThat(response.attempts()).isEqualTo(2);
     assertThat(server.journal()).onPath("/slow").hasAttempts(2);
-    RelentEvent<HttpResponse<?>> first = events.get(0);
+    assertThat(events.get(0).type()).isEqualTo(RelentEvent.Type.ATTEMPT_STARTED);
+    RelentEvent<HttpResponse<?>> first = events.get(1);
     assertThat(first.type()).isEqualTo(RelentEvent.Type.ATTEMPT);
-    assertThat(first.failure()).hasRootCauseInstanceOf(HttpTimeoutException.class);
-    assertThat(first.verdict().rule()).contains("timeout");
+    assertThat(first.failure())
+        .get()
+        .satisfies(f -> assertThat(f).hasRootCauseInstanceOf(HttpTimeoutException.class));
+    assertThat(first.verdict().orElseThrow().rule()).contains("timeout");
   }
 
   @Test

@@ -13,8 +13,6 @@ import dev.relent.mockserver.Scenario;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.JournalAssert;
 import dev.relent.testing.MockServerExtension;
-import dev.relent.testing.RecordingSleeper;
-import dev.relent.time.RandomSource;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -54,15 +52,12 @@ class SmallBatchTest {
     RelentHttpClient http =
         RelentHttpClient.builder(HttpClient.newHttpClient())
             .withPolicy(
-                RetryPolicy.<HttpResponse<?>>builder()
+                RetryPolicy.builder()
                     .withMaxRetries(10)
                     .withDeadline(Duration.ofMinutes(5))
                     .build())
             .withConcurrencyLimit(limit)
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
-            .withRandom(RandomSource.seeded(3))
+            .withTime(time.withSeed(3))
             .build();
 
     ExecutorService workers = Executors.newFixedThreadPool(8);

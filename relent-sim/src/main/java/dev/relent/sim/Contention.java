@@ -259,7 +259,7 @@ public final class Contention
     SplittableRandom net = new SplittableRandom(seed);
     Simulation sim = new Simulation();
     RelentExecutor.Builder<Boolean> b =
-        sim.executor(RetryPolicy.<Boolean>builder().retryIf(ok -> !ok).build(), seed);
+        sim.<Boolean>executor(RetryPolicy.ofDefaults(), seed).retryIf(ok -> !ok);
     if (budget) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }

@@ -362,13 +362,16 @@ public final class PacedQueue
 
   static RelentExecutor<Response> executor(Strategy strategy, Simulation sim, long seed) {
     boolean readsHeaders = strategy == Strategy.RELENT_KNOWN;
-    RetryPolicy<Response> policy =
-        RetryPolicy.<Response>builder()
-            .retryIf(r -> r.status() == 429)
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withMaxRetries(Integer.MAX_VALUE)
             .withDeadline(Duration.ofHours(1))
             .withAttemptTimeout(Duration.ofSeconds(10))
-            .withHints(
+            .build();
+    RelentExecutor.Builder<Response> b =
+        sim.<Response>executor(policy, seed)
+            .retryIf(r -> r.status() == 429)
+            .withHintExtractor(
                 (r, failure) -> {
                   if (r == null) {
                     return null;
@@ -384,9 +387,7 @@ public final class PacedQueue
                         Duration.ofNanos(TOKEN_NANOS), "RateLimit: remaining=0");
                   }
                   return null;
-                })
-            .build();
-    RelentExecutor.Builder<Response> b = sim.executor(policy, seed);
+                });
     if (strategy.perMinute > 0) {
       b.withPacer(Pacer.of(strategy.perMinute, Duration.ofMinutes(1)))
           .withConcurrencyLimit(ConcurrencyLimit.of(8));

@@ -10,10 +10,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The event loop of one trial, on the test kit's virtual time: {@link FakeTime} is the ticker and
  * the clock (wall time starts at 2026-01-01T00:00:00Z, so that messages show stable dates), its
- * {@link ManualScheduler} the event queue. {@link #run()} runs the earliest task, moving the time
- * to it, until none is left; tasks due at the same nanosecond run in the order they were scheduled,
- * a cancelled one neither runs nor moves the time, and a task scheduled in the past runs now. So a
- * trial is a pure function of its inputs, and nothing waits.
+ * {@link ManualScheduler} the event queue, and the trial's jitter its randomness. {@link #run()}
+ * runs the earliest task, moving the time to it, until none is left; tasks due at the same
+ * nanosecond run in the order they were scheduled, a cancelled one neither runs nor moves the time,
+ * and a task scheduled in the past runs now. So a trial is a pure function of its inputs, and
+ * nothing waits.
  *
  * <p>Everything the executor waits for (backoff, attempt timeouts, pacer permits, concurrency
  * slots) becomes a task on this queue, as do the model's messages and servers.
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Simulation {
   private final FakeTime time = new FakeTime();
-  private final ManualScheduler scheduler = new ManualScheduler(time);
+  private final ManualScheduler scheduler = time.scheduler();
 
   /**
    * The jitter source of a trial, derived from its seed; the network draws from the seed itself.
@@ -54,13 +55,10 @@ final class Simulation {
 
   /**
    * Returns an executor builder for the policy, on this trial's virtual time and with its jitter.
+   * Every simulated call is asynchronous, so the time source's sleeper is never used.
    */
-  <T> RelentExecutor.Builder<T> executor(RetryPolicy<T> policy, long seed) {
-    return RelentExecutor.builder(policy)
-        .withTicker(time)
-        .withClock(time)
-        .withScheduler(scheduler)
-        .withRandom(jitter(seed));
+  <T> RelentExecutor.Builder<T> executor(RetryPolicy policy, long seed) {
+    return RelentExecutor.<T>builder(policy).withTime(time.withRandom(jitter(seed)));
   }
 
   /**

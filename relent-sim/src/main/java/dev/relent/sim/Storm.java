@@ -201,7 +201,7 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
   }
 
   static RelentExecutor<Integer> executor(Strategy strategy, Simulation sim, long seed) {
-    RetryPolicy.Builder<Integer> policy = RetryPolicy.<Integer>builder().retryIf(s -> s != 200);
+    RetryPolicy.Builder policy = RetryPolicy.builder();
     if (strategy == Strategy.NAIVE) {
       Duration ns = Duration.ofNanos(1);
       policy
@@ -210,7 +210,8 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
     } else if (strategy == Strategy.BACKOFF) {
       policy.withBackoff(Backoff.builder().withJitter(Jitter.NONE).build());
     }
-    RelentExecutor.Builder<Integer> b = sim.executor(policy.build(), seed);
+    RelentExecutor.Builder<Integer> b =
+        sim.<Integer>executor(policy.build(), seed).retryIf(s -> s != 200);
     if (strategy.compareTo(Strategy.FULL_BUDGET) >= 0) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }

@@ -69,8 +69,8 @@ class SkeletonTest {
     for (long answerMillis : new long[] {40, 10}) {
       Simulation sim = new Simulation();
       RelentExecutor<Integer> executor =
-          sim.executor(
-                  RetryPolicy.<Integer>builder()
+          sim.<Integer>executor(
+                  RetryPolicy.builder()
                       .withMaxRetries(0)
                       .withAttemptTimeout(Duration.ofMillis(30))
                       .build(),

@@ -2,28 +2,47 @@ package dev.relent.testing;
 
 import dev.relent.mockserver.MockClock;
 import dev.relent.time.Clock;
+import dev.relent.time.RandomSource;
 import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A {@link Ticker} and a {@link Clock} that move only when told to, and always together: advancing
- * by one second moves the monotonic reading and the wall clock by exactly one second.
+ * Virtual time: a {@link Ticker} and a {@link Clock} that move only when told to, and always
+ * together (advancing by one second moves the monotonic reading and the wall clock by exactly one
+ * second), bundled as a {@link TimeSource} with a {@link RecordingSleeper} and a {@link
+ * ManualScheduler} that advance it and a seeded {@link RandomSource}. One object wires an executor,
+ * a guard or an HTTP adapter to virtual time:
+ *
+ * <pre>{@code
+ * FakeTime time = new FakeTime();
+ * RelentExecutor<String> executor = RelentExecutor.<String>builder(policy).withTime(time).build();
+ * executor.get(() -> call());
+ * time.sleeper().waits(); // every wait the executor made, exactly
+ * }</pre>
  *
  * <p>It is also a {@link MockClock}: give the same instance to the mock server and to the client
  * under test, and the server's journal records arrivals on the client's virtual time, so that the
  * gaps between attempts can be asserted to the nanosecond while nobody waits for real.
  *
- * <p>Defaults: the ticker starts at 0 and the wall clock at 2026-01-01T00:00:00Z. Thread-safe.
+ * <p>Defaults: the ticker starts at 0, the wall clock at 2026-01-01T00:00:00Z, and the randomness
+ * is {@code RandomSource.seeded(42)} ({@link #withSeed(long)} changes it). Thread-safe.
  */
-public final class FakeTime implements Ticker, Clock, MockClock {
+public final class FakeTime implements TimeSource, Ticker, Clock, MockClock {
+  /** The seed of {@link #random()} unless {@link #withSeed(long)} says otherwise. */
+  public static final long DEFAULT_SEED = 42;
+
   /** The wall-clock time a new {@code FakeTime} starts at unless told otherwise. */
   public static final Instant DEFAULT_START = Instant.parse("2026-01-01T00:00:00Z");
 
   private final AtomicLong nanos = new AtomicLong();
   private final long wallOriginNanos;
+  private final RecordingSleeper sleeper = new RecordingSleeper(this);
+  private final ManualScheduler scheduler = new ManualScheduler(this);
+  private volatile RandomSource random = RandomSource.seeded(DEFAULT_SEED);
 
   /** Creates fake time starting at {@link #DEFAULT_START}. */
   public FakeTime() {
@@ -39,6 +58,68 @@ public final class FakeTime implements Ticker, Clock, MockClock {
   public FakeTime(Instant wallStart) {
     Objects.requireNonNull(wallStart, "wallStart cannot be null");
     this.wallOriginNanos = Math.multiplyExact(wallStart.toEpochMilli(), 1_000_000L);
+  }
+
+  /**
+   * Returns this time as its own ticker.
+   *
+   * @return this
+   */
+  @Override
+  public Ticker ticker() {
+    return this;
+  }
+
+  /**
+   * Returns this time as its own wall clock.
+   *
+   * @return this
+   */
+  @Override
+  public Clock clock() {
+    return this;
+  }
+
+  /**
+   * Returns the sleeper that records each wait and advances this time by it.
+   *
+   * @return the same sleeper on every call
+   */
+  @Override
+  public RecordingSleeper sleeper() {
+    return sleeper;
+  }
+
+  /**
+   * Returns the scheduler whose tasks run when this time is advanced through it.
+   *
+   * @return the same scheduler on every call
+   */
+  @Override
+  public ManualScheduler scheduler() {
+    return scheduler;
+  }
+
+  /**
+   * Returns the seeded randomness for jitter and spreads.
+   *
+   * @return the random source
+   */
+  @Override
+  public RandomSource random() {
+    return random;
+  }
+
+  /**
+   * Seeds the randomness anew, e.g. to run the same test under several seeds. Set it before the
+   * code under test is built.
+   *
+   * @param seed the seed
+   * @return this
+   */
+  public FakeTime withSeed(long seed) {
+    this.random = RandomSource.seeded(seed);
+    return this;
   }
 
   @Override

@@ -10,7 +10,6 @@ import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
-import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -27,8 +26,8 @@ import org.junit.jupiter.api.Test;
  */
 class CancellationTest {
   private final FakeTime time = new FakeTime();
-  private final ManualScheduler scheduler = new ManualScheduler(time);
-  private final RecordingSleeper sleeper = new RecordingSleeper(time);
+  private final ManualScheduler scheduler = time.scheduler();
+  private final RecordingSleeper sleeper = time.sleeper();
   private final ConcurrencyLimit limit = ConcurrencyLimit.of(2);
   private final CircuitBreaker breaker =
       CircuitBreaker.builder()
@@ -39,14 +38,11 @@ class CancellationTest {
           .withHalfOpenProbes(1)
           .build();
 
-  private RelentExecutor<String> executor(RetryPolicy<String> policy, Pacer pacer) {
+  private RelentExecutor<String> executor(RetryPolicy policy, Pacer pacer) {
     RelentExecutor.Builder<String> b =
-        RelentExecutor.builder(policy)
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(sleeper)
-            .withScheduler(scheduler)
-            .withRandom(RandomSource.seeded(1))
+        RelentExecutor.<String>builder(policy)
+            .withTime(time.withSeed(1))
+            .retryIf(s -> s.equals("busy"))
             .withConcurrencyLimit(limit)
             .withCircuitBreaker(breaker);
     return (pacer == null ? b : b.withPacer(pacer)).build();
@@ -62,8 +58,7 @@ class CancellationTest {
   @Test
   void cancellingDuringABackoffWaitStopsFurtherAttempts() {
     AtomicInteger calls = new AtomicInteger();
-    RelentExecutor<String> executor =
-        executor(RetryPolicy.<String>builder().retryIf(s -> s.equals("busy")).build(), null);
+    RelentExecutor<String> executor = executor(RetryPolicy.ofDefaults(), null);
 
     CompletableFuture<String> future =
         executor.getAsync(
@@ -130,7 +125,7 @@ class CancellationTest {
     assertThat(limit.tryAcquire()).isTrue();
     assertThat(limit.tryAcquire()).isTrue();
     RelentExecutor<String> executor =
-        executor(RetryPolicy.<String>builder().withDeadline(Duration.ofSeconds(5)).build(), null);
+        executor(RetryPolicy.builder().withDeadline(Duration.ofSeconds(5)).build(), null);
 
     CompletableFuture<String> future =
         executor.getAsync(ctx -> CompletableFuture.completedFuture("ok"));
@@ -157,7 +152,7 @@ class CancellationTest {
   void cancellingWhileWaitingForThePacerRefundsTheStart() {
     Pacer pacer = Pacer.of(1, Duration.ofSeconds(10));
     RelentExecutor<String> executor =
-        executor(RetryPolicy.<String>builder().withDeadline(Duration.ofSeconds(60)).build(), pacer);
+        executor(RetryPolicy.builder().withDeadline(Duration.ofSeconds(60)).build(), pacer);
     executor.getAsync(ctx -> CompletableFuture.completedFuture("first")).join();
 
     CompletableFuture<String> second =
@@ -175,7 +170,7 @@ class CancellationTest {
     AtomicInteger calls = new AtomicInteger();
     RelentExecutor<String> executor =
         executor(
-            RetryPolicy.<String>builder()
+            RetryPolicy.builder()
                 .withAttemptTimeout(Duration.ofSeconds(10))
                 .withDeadline(Duration.ofSeconds(30))
                 .build(),
@@ -198,7 +193,7 @@ class CancellationTest {
   void timeoutsAreRetriedAndReportedAsTheCause() {
     RelentExecutor<String> executor =
         executor(
-            RetryPolicy.<String>builder()
+            RetryPolicy.builder()
                 .withMaxRetries(1)
                 .withAttemptTimeout(Duration.ofSeconds(1))
                 .build(),
@@ -218,8 +213,7 @@ class CancellationTest {
 
   @Test
   void interruptingASyncWaitStopsAndKeepsTheInterruptFlag() {
-    RelentExecutor<String> executor =
-        executor(RetryPolicy.<String>builder().retryIf(s -> s.equals("busy")).build(), null);
+    RelentExecutor<String> executor = executor(RetryPolicy.ofDefaults(), null);
     try {
       assertThatThrownBy(
               () ->

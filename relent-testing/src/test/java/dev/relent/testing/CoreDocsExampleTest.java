@@ -6,20 +6,20 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
-import dev.relent.time.RandomSource;
+import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The examples of docs/core.md, compiled and run; keep the two in step. */
+/** The examples of docs/core.md, compiled and run; the page must show exactly this code. */
 class CoreDocsExampleTest {
   record Response(int status, ServerHint retryAfter) {}
 
-  // --- from docs/core.md, "Classifying outcomes"
+  // --- begin classifying
   static final Verdict RETRY_503 = Verdict.retry("http-503");
   static final Verdict NOT_FOUND = Verdict.abort("http-404");
 
-  static RetryPolicy<Response> policy() {
-    return RetryPolicy.<Response>builder()
+  static RelentExecutor.Builder<Response> classified(RetryPolicy policy) {
+    return RelentExecutor.<Response>builder(policy)
         .withClassifier(
             (response, failure) ->
                 failure != null
@@ -27,26 +27,19 @@ class CoreDocsExampleTest {
                     : response.status() == 503
                         ? RETRY_503
                         : response.status() == 404 ? NOT_FOUND : Verdict.SUCCESS)
-        .withHints(
+        .withHintExtractor(
             (response, failure) ->
-                response == null ? null : response.retryAfter()) // a ServerHint, or null
-        .build();
+                response == null ? null : response.retryAfter()); // a ServerHint, or null
   }
 
   // --- end
 
   @Test
   void classifierAndFakeTimeExamplesWork() {
-    // --- from docs/core.md, "Time and tests"
-    FakeTime time = new FakeTime();
-    RecordingSleeper sleeper = new RecordingSleeper(time);
-    RelentExecutor<Response> executor =
-        RelentExecutor.builder(policy())
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(sleeper)
-            .withRandom(RandomSource.seeded(42))
-            .build();
+    // --- begin time
+    FakeTime time = new FakeTime(); // ticker, clock, sleeper, scheduler and seeded randomness
+    RelentExecutor<Response> executor = classified(RetryPolicy.ofDefaults()).withTime(time).build();
+    RecordingSleeper sleeper = time.sleeper(); // every wait, recorded
     // --- end
 
     int[] calls = {0};
@@ -61,5 +54,10 @@ class CoreDocsExampleTest {
     assertThat(response.status()).isEqualTo(404);
     assertThat(sleeper.waits()).hasSize(1);
     assertThat(sleeper.waits().get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+  }
+
+  @Test
+  void thePageShowsExactlyThisCode() {
+    DocSnippets.assertPageShowsSnippetsOf("../docs/core.md", CoreDocsExampleTest.class);
   }
 }

@@ -10,6 +10,8 @@ import dev.relent.Jitter;
 import dev.relent.QuotaExhaustedException;
 import dev.relent.RelentEvent;
 import dev.relent.RelentException;
+import dev.relent.RelentExecutor;
+import dev.relent.RelentListener;
 import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryBudgetExhaustedException;
 import dev.relent.RetryPolicy;
@@ -26,7 +28,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -57,9 +61,13 @@ class ExecutorTest {
   private static final Verdict ABORT_4XX = Verdict.abort("http-4xx");
   private static final Verdict RETRY_IO = Verdict.retry("io");
 
-  private static RetryPolicy.Builder<Reply> http() {
-    return RetryPolicy.<Reply>builder()
-        .withClassifier(
+  private static RetryPolicy.Builder http() {
+    return RetryPolicy.builder();
+  }
+
+  /** The HTTP-like classification every test here runs under. */
+  private static RelentExecutor.Builder<Reply> classified(RelentExecutor.Builder<Reply> b) {
+    return b.withClassifier(
             (reply, failure) -> {
               if (failure != null) {
                 return failure instanceof IOException ? RETRY_IO : Verdict.ABORT;
@@ -72,16 +80,25 @@ class ExecutorTest {
               }
               return reply.status() >= 400 ? ABORT_4XX : OK;
             })
-        .withHints((reply, failure) -> reply == null ? null : reply.hint())
+        .withHintExtractor((reply, failure) -> reply == null ? null : reply.hint())
         .withOutcomeDescriber(
             (reply, failure) ->
                 failure != null ? failure.getClass().getSimpleName() : "HTTP " + reply.status());
   }
 
+  private static Harness<Reply> harness(Mode mode, RetryPolicy policy) {
+    return new Harness<>(mode, policy, ExecutorTest::classified);
+  }
+
+  private static Harness<Reply> harness(
+      Mode mode, RetryPolicy policy, UnaryOperator<RelentExecutor.Builder<Reply>> customize) {
+    return new Harness<>(mode, policy, b -> customize.apply(classified(b)));
+  }
+
   @ParameterizedTest
   @EnumSource(Mode.class)
   void succeedsAfterTwo503sWithWaitsInsideTheFullJitterEnvelope(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
 
     Reply reply = h.run(Harness.answers(Reply.of(503), Reply.of(503), Reply.of(200)));
 
@@ -102,10 +119,10 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void syncAndAsyncChooseTheSameWaitsForTheSameSeed(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
     h.run(Harness.answers(Reply.of(503), Reply.of(502), Reply.of(504), Reply.of(200)));
     // The seeded source (42) gives these draws; both modes must consume them identically.
-    Harness<Reply> other = new Harness<>(Mode.SYNC, http().build());
+    Harness<Reply> other = harness(Mode.SYNC, http().build());
     other.run(Harness.answers(Reply.of(503), Reply.of(502), Reply.of(504), Reply.of(200)));
     assertThat(h.retryWaits()).isEqualTo(other.retryWaits());
     assertThat(h.attemptTimes).isEqualTo(other.attemptTimes);
@@ -114,7 +131,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void hostileRetryAfterFailsAtOnceSayingHowLongTheServerAskedFor(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
 
     assertThatThrownBy(
             () -> h.run(Harness.answers(Reply.retryAfter(503, Duration.ofSeconds(86400)))))
@@ -141,7 +158,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void serverWaitAboveMaxServerWaitFailsEvenInsideTheDeadline(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().withMaxServerWait(Duration.ofSeconds(5)).build());
+    Harness<Reply> h = harness(mode, http().withMaxServerWait(Duration.ofSeconds(5)).build());
 
     assertThatThrownBy(() -> h.run(Harness.answers(Reply.retryAfter(503, Duration.ofSeconds(20)))))
         .isInstanceOfSatisfying(
@@ -156,7 +173,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void serverWaitIsAMinimumWithASmallSpreadOnTop(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
 
     h.run(Harness.answers(Reply.rateLimited(Duration.ofSeconds(5)), Reply.of(200)));
 
@@ -174,7 +191,7 @@ class ExecutorTest {
             .withCap(Duration.ofSeconds(30))
             .withJitter(Jitter.NONE)
             .build();
-    Harness<Reply> h = new Harness<>(mode, http().withBackoff(fixed).build());
+    Harness<Reply> h = harness(mode, http().withBackoff(fixed).build());
 
     h.run(
         Harness.answers(
@@ -194,7 +211,7 @@ class ExecutorTest {
             .withCap(Duration.ofSeconds(1))
             .withJitter(Jitter.NONE)
             .build();
-    Harness<Reply> h = new Harness<>(mode, http().withBackoff(fixed).withMaxRetries(3).build());
+    Harness<Reply> h = harness(mode, http().withBackoff(fixed).withMaxRetries(3).build());
 
     assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
         .isInstanceOfSatisfying(
@@ -220,7 +237,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void nonRetryableResultIsReturnedAfterOneAttempt(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
     assertThat(h.run(Harness.answers(Reply.of(404), Reply.of(200))).status()).isEqualTo(404);
     assertThat(h.attemptTimes).hasSize(1);
   }
@@ -228,7 +245,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void nonRetryableUncheckedFailureIsRethrownAsItIs(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
     IllegalStateException boom = new IllegalStateException("boom");
     assertThatThrownBy(
             () ->
@@ -243,7 +260,7 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void checkedFailuresAreRetriedThenReported(Mode mode) {
-    Harness<Reply> h = new Harness<>(mode, http().withMaxRetries(2).build());
+    Harness<Reply> h = harness(mode, http().withMaxRetries(2).build());
     AtomicInteger calls = new AtomicInteger();
     assertThatThrownBy(
             () ->
@@ -272,7 +289,7 @@ class ExecutorTest {
             .withJitter(Jitter.NONE)
             .build();
     Harness<Reply> h =
-        new Harness<>(
+        harness(
             mode,
             http()
                 .withBackoff(fixed)
@@ -300,8 +317,7 @@ class ExecutorTest {
     SplittableRandom random = new SplittableRandom(7);
     for (int run = 0; run < 200; run++) {
       Duration deadline = Duration.ofMillis(1000 + random.nextInt(60_000));
-      Harness<Reply> h =
-          new Harness<>(mode, http().withDeadline(deadline).withMaxRetries(50).build());
+      Harness<Reply> h = harness(mode, http().withDeadline(deadline).withMaxRetries(50).build());
       long seed = random.nextLong();
       SplittableRandom script = new SplittableRandom(seed);
       try {
@@ -341,7 +357,7 @@ class ExecutorTest {
             .withJitter(Jitter.NONE)
             .build();
     Harness<Reply> h =
-        new Harness<>(
+        harness(
             mode,
             http()
                 .withBackoff(fixed)
@@ -367,7 +383,7 @@ class ExecutorTest {
     Instant reset = FakeTime.DEFAULT_START.plus(Duration.ofHours(9));
     ServerHint quota =
         ServerHint.quotaExhausted(Duration.ofHours(9), reset, "X-RateLimit-Reset: 32400");
-    Harness<Reply> h = new Harness<>(mode, http().build());
+    Harness<Reply> h = harness(mode, http().build());
 
     assertThatThrownBy(() -> h.run(Harness.answers(new Reply(429, quota))))
         .isInstanceOfSatisfying(
@@ -384,7 +400,7 @@ class ExecutorTest {
   @EnumSource(Mode.class)
   void listenersSeeEveryAttemptAndDecisionAndCannotBreakTheCall(Mode mode) {
     Harness<Reply> h =
-        new Harness<>(
+        harness(
             mode,
             http().build(),
             b ->
@@ -398,13 +414,82 @@ class ExecutorTest {
     assertThat(h.events)
         .extracting(RelentEvent::type)
         .containsExactly(
+            RelentEvent.Type.ATTEMPT_STARTED,
             RelentEvent.Type.ATTEMPT,
             RelentEvent.Type.RETRY,
+            RelentEvent.Type.ATTEMPT_STARTED,
             RelentEvent.Type.ATTEMPT,
             RelentEvent.Type.SUCCESS);
-    assertThat(h.events.get(0).verdict()).isEqualTo(RETRY_5XX);
-    assertThat(h.events.get(0).attempt()).isEqualTo(1);
-    assertThat(h.events.get(2).attempt()).isEqualTo(2);
+    RelentEvent<Reply> firstEnd = h.events.get(1);
+    assertThat(firstEnd.verdict()).contains(RETRY_5XX);
+    assertThat(firstEnd.attempt()).isEqualTo(1);
+    assertThat(firstEnd.attemptStart()).contains(Duration.ZERO);
+    assertThat(firstEnd.attemptDuration()).contains(Duration.ZERO);
+    assertThat(h.events.get(0).verdict()).isEmpty();
+    assertThat(h.events.get(0).attemptDuration()).isEmpty();
+    Duration wait = h.events.get(2).waitTime().orElseThrow();
+    RelentEvent<Reply> secondStart = h.events.get(3);
+    assertThat(secondStart.attempt()).isEqualTo(2);
+    assertThat(secondStart.isRetry()).isTrue();
+    assertThat(secondStart.attemptStart()).contains(wait);
+    assertThat(secondStart.result()).isEmpty();
+    assertThat(h.events.get(4).result().orElseThrow().status()).isEqualTo(200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anAttemptsDurationIsTheTimeFromItsStartToItsOutcome(Mode mode) {
+    Harness<Reply> h = harness(mode, http().build());
+    h.run(
+        ctx -> {
+          h.time.advance(Duration.ofMillis(250));
+          return ctx.attempt() == 1 ? Reply.of(503) : Reply.of(200);
+        });
+    List<RelentEvent<Reply>> ends =
+        h.events.stream().filter(e -> e.type() == RelentEvent.Type.ATTEMPT).toList();
+    assertThat(ends).hasSize(2);
+    assertThat(ends.get(0).attemptDuration()).contains(Duration.ofMillis(250));
+    assertThat(ends.get(1).attemptDuration()).contains(Duration.ofMillis(250));
+    assertThat(ends.get(1).attemptStart().orElseThrow())
+        .isEqualTo(ends.get(1).elapsed().minusMillis(250));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aCallsOwnListenerSeesThatCallAloneAfterTheExecutorWideOnes(Mode mode) {
+    Harness<Reply> h = harness(mode, http().build());
+    List<String> seen = new java.util.ArrayList<>();
+    h.events.clear();
+    RelentListener<Reply> first =
+        e -> seen.add("first:" + e.type() + "#" + e.attempt() + "/" + h.events.size());
+    RelentListener<Reply> second = e -> seen.add("second:" + e.type() + "#" + e.attempt());
+    java.util.Iterator<Reply> answers = List.of(Reply.of(503), Reply.of(200)).iterator();
+    if (mode == Mode.SYNC) {
+      h.executor.get(ctx -> answers.next(), first);
+      h.executor.get(ctx -> Reply.of(200), second);
+    } else {
+      var a = h.executor.getAsync(ctx -> CompletableFuture.completedFuture(answers.next()), first);
+      h.scheduler.runUntilIdle();
+      a.join();
+      var b = h.executor.getAsync(ctx -> CompletableFuture.completedFuture(Reply.of(200)), second);
+      h.scheduler.runUntilIdle();
+      b.join();
+    }
+    // The executor-wide listener saw each event before the call's own one did.
+    assertThat(seen)
+        .containsExactly(
+            "first:ATTEMPT_STARTED#1/1",
+            "first:ATTEMPT#1/2",
+            "first:RETRY#1/3",
+            "first:ATTEMPT_STARTED#2/4",
+            "first:ATTEMPT#2/5",
+            "first:SUCCESS#2/6",
+            "second:ATTEMPT_STARTED#1",
+            "second:ATTEMPT#1",
+            "second:SUCCESS#1");
+    assertThatThrownBy(() -> h.executor.get(ctx -> Reply.of(200), null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("listener cannot be null");
   }
 
   // ------------------------------------------------------------------ guards in the pipeline
@@ -421,7 +506,7 @@ class ExecutorTest {
             .withHalfOpenProbes(1)
             .build();
     Harness<Reply> h =
-        new Harness<>(mode, http().withMaxRetries(1).build(), b -> b.withCircuitBreaker(breaker));
+        harness(mode, http().withMaxRetries(1).build(), b -> b.withCircuitBreaker(breaker));
 
     assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
         .isInstanceOf(RetriesExhaustedException.class);
@@ -451,7 +536,7 @@ class ExecutorTest {
             .withWindow(Duration.ofSeconds(10))
             .withMinRetriesPerSecond(0)
             .build();
-    Harness<Reply> h = new Harness<>(mode, http().build(), b -> b.withRetryBudget(budget));
+    Harness<Reply> h = harness(mode, http().build(), b -> b.withRetryBudget(budget));
 
     assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
         .isInstanceOfSatisfying(
@@ -475,8 +560,7 @@ class ExecutorTest {
             .withCap(Duration.ofMillis(100))
             .withJitter(Jitter.NONE)
             .build();
-    Harness<Reply> h =
-        new Harness<>(mode, http().withBackoff(fixed).build(), b -> b.withPacer(pacer));
+    Harness<Reply> h = harness(mode, http().withBackoff(fixed).build(), b -> b.withPacer(pacer));
 
     h.run(Harness.answers(Reply.of(503), Reply.of(503), Reply.of(200)));
 
@@ -490,8 +574,7 @@ class ExecutorTest {
   void pacerWaitPastTheDeadlineFailsWithoutWaiting(Mode mode) {
     Pacer pacer = Pacer.of(1, Duration.ofMinutes(1));
     Harness<Reply> h =
-        new Harness<>(
-            mode, http().withDeadline(Duration.ofSeconds(30)).build(), b -> b.withPacer(pacer));
+        harness(mode, http().withDeadline(Duration.ofSeconds(30)).build(), b -> b.withPacer(pacer));
     h.run(Harness.answers(Reply.of(200)));
 
     assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(200))))
@@ -508,7 +591,7 @@ class ExecutorTest {
   @EnumSource(Mode.class)
   void rateLimitHintPausesEveryCallerSharingThePacer(Mode mode) {
     Pacer pacer = Pacer.of(600, Duration.ofMinutes(1));
-    Harness<Reply> h = new Harness<>(mode, http().build(), b -> b.withPacer(pacer));
+    Harness<Reply> h = harness(mode, http().build(), b -> b.withPacer(pacer));
 
     h.run(Harness.answers(Reply.rateLimited(Duration.ofSeconds(5)), Reply.of(200)));
 
@@ -520,7 +603,7 @@ class ExecutorTest {
   @EnumSource(Mode.class)
   void concurrencySlotIsHeldOnlyDuringTheAttempt(Mode mode) {
     ConcurrencyLimit limit = ConcurrencyLimit.of(1);
-    Harness<Reply> h = new Harness<>(mode, http().build(), b -> b.withConcurrencyLimit(limit));
+    Harness<Reply> h = harness(mode, http().build(), b -> b.withConcurrencyLimit(limit));
     List<Integer> seen = new java.util.ArrayList<>();
 
     h.run(

@@ -4,7 +4,6 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentEvent;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
-import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,26 +32,20 @@ final class Harness<R> {
 
   final Mode mode;
   final FakeTime time = new FakeTime();
-  final RecordingSleeper sleeper = new RecordingSleeper(time);
-  final ManualScheduler scheduler = new ManualScheduler(time);
+  final RecordingSleeper sleeper = time.sleeper();
+  final ManualScheduler scheduler = time.scheduler();
   final List<Long> attemptTimes = Collections.synchronizedList(new ArrayList<>());
   final List<RelentEvent<R>> events = Collections.synchronizedList(new ArrayList<>());
   final RelentExecutor<R> executor;
 
-  Harness(Mode mode, RetryPolicy<R> policy) {
+  Harness(Mode mode, RetryPolicy policy) {
     this(mode, policy, b -> b);
   }
 
-  Harness(Mode mode, RetryPolicy<R> policy, UnaryOperator<RelentExecutor.Builder<R>> customize) {
+  Harness(Mode mode, RetryPolicy policy, UnaryOperator<RelentExecutor.Builder<R>> customize) {
     this.mode = mode;
     RelentExecutor.Builder<R> builder =
-        RelentExecutor.builder(policy)
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(sleeper)
-            .withScheduler(scheduler)
-            .withRandom(RandomSource.seeded(42))
-            .onEvent(events::add);
+        RelentExecutor.<R>builder(policy).withTime(time).onEvent(events::add);
     this.executor = customize.apply(builder).build();
   }
 
@@ -96,7 +89,7 @@ final class Harness<R> {
     synchronized (events) {
       for (RelentEvent<R> e : events) {
         if (e.type() == RelentEvent.Type.RETRY) {
-          waits.add(Duration.ofNanos(e.waitNanos()));
+          waits.add(e.waitTime().orElseThrow());
         }
       }
     }

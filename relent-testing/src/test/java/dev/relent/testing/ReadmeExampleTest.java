@@ -7,13 +7,17 @@ import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.testing.docs.DocSnippets;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The README's example, compiled and run; keep the two in step. */
+/**
+ * The README's example, compiled and run; the README shows exactly this code, with the imports it
+ * uses, on the system time (the lines marked {@code // test only} are left out).
+ */
 class ReadmeExampleTest {
   record Quote(String currency, double rate) {}
 
@@ -35,31 +39,35 @@ class ReadmeExampleTest {
     Rates rates = new Rates();
     FakeTime time = new FakeTime();
 
-    // --- from README.md
-    RetryPolicy<Quote> policy =
-        RetryPolicy.<Quote>builder()
-            .retryOn(IOException.class) // transient faults; other exceptions fail fast
+    // --- begin README (with imports)
+    // One policy and one executor per downstream, shared by every call.
+    RetryPolicy policy =
+        RetryPolicy.builder()
             .withMaxRetries(4)
             .withDeadline(Duration.ofSeconds(30)) // the whole operation, waits included
             .build();
 
     RelentExecutor<Quote> executor =
-        RelentExecutor.builder(policy)
+        RelentExecutor.<Quote>builder(policy)
+            .retryOn(IOException.class) // transient faults; other exceptions fail fast
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
             .withRetryBudget(RetryBudget.ofDefaults())
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            // --- (the README uses the system time; the test injects fake time)
-            .withTicker(time)
-            .withClock(time)
-            .withSleeper(new RecordingSleeper(time))
+            .withTime(time) // test only
             .build();
 
+    // Each attempt learns its time limit: min(attempt timeout, deadline left).
     Quote quote = executor.get(ctx -> rates.fetch("EUR", Duration.ofNanos(ctx.timeoutNanos())));
-    // --- end of the README example
+    // --- end
 
     assertThat(quote).isEqualTo(new Quote("EUR", 1.08));
     assertThat(rates.timeouts).hasSize(3);
     assertThat(rates.timeouts.get(0)).isEqualTo(Duration.ofSeconds(10));
     assertThat(executor.counters().retries()).isEqualTo(2);
+  }
+
+  @Test
+  void theReadmeShowsExactlyThisCode() {
+    DocSnippets.assertPageShowsSnippetsOf("../README.md", ReadmeExampleTest.class);
   }
 }

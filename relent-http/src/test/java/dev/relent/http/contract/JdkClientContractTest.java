@@ -4,7 +4,6 @@ import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 
 /** The shared behaviour for the JDK client wrapper, {@link RelentHttpClient}. */
@@ -16,11 +15,8 @@ class JdkClientContractTest extends HttpClientContract {
   protected Client newClient(Settings settings) {
     RelentHttpClient http =
         RelentHttpClient.builder(JDK)
-            .withPolicy(settings.<HttpResponse<?>>policy())
-            .withTicker(settings.time())
-            .withClock(settings.time())
-            .withSleeper(settings.sleeper())
-            .withRandom(settings.random())
+            .withPolicy(settings.policy())
+            .withTime(settings.time())
             .build();
     return request -> {
       HttpRequest.Builder b = HttpRequest.newBuilder(request.uri());

@@ -21,9 +21,11 @@ import java.util.concurrent.atomic.LongAdder;
  * state lives in {@link Execution} (sync) and {@link AsyncExecution} (async), which share every
  * decision so that the two modes cannot drift apart.
  */
-final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
-  final RetryPolicy<R> policy;
-  final RetryPolicyConfig<R> config;
+final class RelentExecutorImpl<R> implements RelentExecutor<R> {
+  final RetryPolicy policy;
+  final RetryPolicyConfig config;
+  final OutcomeClassifier<R> classifier;
+  final OutcomeDescriber<R> describer;
   final CircuitBreaker breaker;
   final RetryBudget budget;
   final Pacer pacer;
@@ -50,19 +52,21 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
   final LongAdder successes = new LongAdder();
   final LongAdder[] failures = new LongAdder[RelentException.Reason.values().length + 1];
 
-  DefaultRelentExecutor(RelentExecutor.Builder<R> b) {
+  RelentExecutorImpl(RelentExecutor.Builder<R> b, OutcomeClassifier<R> classifier) {
     policy = b.policy;
     config = b.policy.config();
+    this.classifier = classifier;
+    describer = b.outcomeDescriber;
     breaker = b.breaker;
     budget = b.budget;
     pacer = b.pacer;
     limit = b.limit;
-    ticker = b.ticker;
-    clock = b.clock;
-    sleeper = b.sleeper;
-    scheduler = b.scheduler;
-    random = b.random;
-    hints = config.hintExtractor().orElse(null);
+    ticker = b.time.ticker();
+    clock = b.time.clock();
+    sleeper = b.time.sleeper();
+    scheduler = b.time.scheduler();
+    random = b.time.random();
+    hints = b.hintExtractor;
     listeners = List.copyOf(b.listeners);
     deadlineNanos = Nanos.saturatedNanos(config.deadline());
     attemptTimeoutNanos = Nanos.saturatedNanos(config.attemptTimeout());
@@ -75,17 +79,26 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
   @Override
   public R get(CheckedSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(attempt, null);
+    return runSync(attempt, null, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(null, attempt);
+    return runSync(null, attempt, null);
+  }
+
+  @Override
+  public R get(ContextualSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    Objects.requireNonNull(listener, "listener cannot be null");
+    return runSync(null, attempt, listener);
   }
 
   private R runSync(
-      CheckedSupplier<? extends R> plain, ContextualSupplier<? extends R> contextual) {
+      CheckedSupplier<? extends R> plain,
+      ContextualSupplier<? extends R> contextual,
+      RelentListener<R> listener) {
     long now = ticker.read();
     Execution<R> execution = perThread.get();
     if (execution == null) {
@@ -94,7 +107,7 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
     } else if (execution.busy) {
       execution = new Execution<>(this, now); // a nested call on this thread
     }
-    execution.reuse(now);
+    execution.reuse(now, listener);
     try {
       return execution.run(plain, contextual);
     } finally {
@@ -105,11 +118,19 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
   @Override
   public CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt).start();
+    return new AsyncExecution<>(this, ticker.read(), attempt, null).start();
   }
 
   @Override
-  public RetryPolicy<R> policy() {
+  public CompletableFuture<R> getAsync(
+      AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    Objects.requireNonNull(listener, "listener cannot be null");
+    return new AsyncExecution<>(this, ticker.read(), attempt, listener).start();
+  }
+
+  @Override
+  public RetryPolicy policy() {
     return policy;
   }
 
@@ -132,17 +153,41 @@ final class DefaultRelentExecutor<R> implements RelentExecutor<R> {
     failures[failures.length - 1].increment();
   }
 
-  void emit(RelentEvent<R> event) {
+  /** Tells the executor-wide listeners, then the call's own one, if any. */
+  void emit(RelentEvent<R> event, RelentListener<R> callListener) {
     for (int i = 0; i < listeners.size(); i++) {
-      try {
-        listeners.get(i).onEvent(event);
-      } catch (RuntimeException ignored) {
-        // Observing must never change the outcome of an operation (see RelentListener).
-      }
+      notify(listeners.get(i), event);
+    }
+    if (callListener != null) {
+      notify(callListener, event);
     }
   }
 
+  private static <R> void notify(RelentListener<R> listener, RelentEvent<R> event) {
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException ignored) {
+      // Observing must never change the outcome of an operation (see RelentListener).
+    }
+  }
+
+  /** Whether any executor-wide listener is registered. */
   boolean observed() {
     return !listeners.isEmpty();
+  }
+
+  @Override
+  public String toString() {
+    return "RelentExecutor[policy="
+        + policy
+        + ", breaker="
+        + breaker
+        + ", budget="
+        + budget
+        + ", pacer="
+        + pacer
+        + ", limit="
+        + limit
+        + "]";
   }
 }
