@@ -184,8 +184,8 @@ public interface ConcurrencyLimit {
         throw new IllegalStateException("maxConcurrent must be set: call withMaxConcurrent(n)");
       }
       return state == null
-          ? new ConcurrencyLimitImpl(maxConcurrent, ConcurrencyLimitState.inMemory(), false, 0)
-          : new ConcurrencyLimitImpl(maxConcurrent, state, true, pollNanos);
+          ? new LocalConcurrencyLimit(maxConcurrent, ConcurrencyLimitState.inMemory())
+          : new SharedConcurrencyLimit(maxConcurrent, state, pollNanos);
     }
   }
 }

@@ -407,7 +407,7 @@ class ConcurrencyLimitTest {
           }
         };
     // A private state, as ConcurrencyLimit.of builds it, so that the lock-free paths are on.
-    ConcurrencyLimit limit = new ConcurrencyLimitImpl(1, pausing, false, 1_000_000L);
+    ConcurrencyLimit limit = new LocalConcurrencyLimit(1, pausing);
     assertThat(limit.tryAcquire()).isTrue();
     CompletableFuture<Boolean> waiter = new CompletableFuture<>();
     Thread thread =

@@ -6,24 +6,18 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The {@link ConcurrencyLimit}.
+ * What both concurrency limits share: the FIFO queue of waiters and the locked paths that serve it.
+ * {@link LocalConcurrencyLimit} adds lock-free fast paths for a private state; {@link
+ * SharedConcurrencyLimit} counts the slots it holds of a state other processes change.
  *
- * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use; {@code held} counts those
- * this limit holds (kept for a shared state only: a private one holds every slot in use), and one
- * FIFO queue of waiters (an intrusive doubly linked list, so that a cancelled waiter leaves in
- * O(1)) lives here, guarded by {@code lock}. A release with a queue hands its slot straight to the
- * head of the queue (the count does not change) under the lock. {@link #pollLocked} takes slots
- * that are free in the state for the waiters; it runs after a waiter is queued, on every local call
- * while anyone waits, and with a shared state (where another process may free a slot) on every poll
- * interval of a blocked thread (see {@link ConcurrencyLimit.Builder#withState}).
- *
- * <p>Fast path, private state only: while nobody waits ({@code head} is null, a volatile read), an
- * acquire takes a slot from the state and a release gives it back without the lock, one atomic
- * operation each. No wake-up is lost: a waiter first links itself (a volatile write of {@code
- * head}) and then polls the state, while a lock-free release first frees its slot and then reads
- * {@code head}, taking the lock to poll for the waiters if it finds one; of two such sequences at
- * least one sees the other's write, so the freed slot reaches the queue. An acquire that read an
- * empty queue counts as having arrived before a waiter queued at the same moment.
+ * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use, and one FIFO queue of waiters
+ * (an intrusive doubly linked list, so that a cancelled waiter leaves in O(1)) lives here, guarded
+ * by {@code lock}. A release with a queue hands its slot straight to the head of the queue (the
+ * count does not change) under the lock. {@link #pollLocked} takes slots that are free in the state
+ * for the waiters; it runs after a waiter is queued, on every local call while anyone waits, and
+ * after every wake-up of a blocked thread, which with a shared state (where another process may
+ * free a slot) happens at least once per poll interval (see {@link
+ * ConcurrencyLimit.Builder#withState}).
  *
  * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
  * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
@@ -33,23 +27,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * slot is granted again, so it is never leaked. Cancelling a queued future unlinks it through a
  * {@code whenComplete} callback.
  */
-final class ConcurrencyLimitImpl implements ConcurrencyLimit {
+abstract class SlotQueue implements ConcurrencyLimit {
   /** Returned whenever a slot is free at once: shared, completed, and immune to obtrusion. */
-  private static final CompletableFuture<Void> GRANTED = new GrantedFuture();
+  static final CompletableFuture<Void> GRANTED = new GrantedFuture();
 
   private static final int NO_WAITER = 0;
   private static final int SYNC_WAITER = 1;
   private static final int ASYNC_WAITER = 2;
 
-  private final int max;
-  private final ConcurrencyLimitState state;
-  // Whether others may change the state, so that waiters must poll it.
-  private final boolean shared;
+  final int max;
+  final ConcurrencyLimitState state;
+  // How long a blocked thread sleeps at most before it polls the state again.
   private final long pollNanos;
-  private final ReentrantLock lock = new ReentrantLock();
-  private int held;
-  private int waiting;
-  // Volatile for the fast path's lock-free read; written only under the lock.
+  final ReentrantLock lock = new ReentrantLock();
+  int waiting;
+  // Volatile for the local limit's lock-free read; written only under the lock.
   private volatile Waiter head;
   private Waiter tail;
   private AsyncWaiter grantedHead;
@@ -58,18 +50,31 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   // already running on this thread instead of recursing (a chain of waiters could be long).
   private final ThreadLocal<Boolean> completing = new ThreadLocal<>();
 
-  ConcurrencyLimitImpl(int max, ConcurrencyLimitState state, boolean shared, long pollNanos) {
+  SlotQueue(int max, ConcurrencyLimitState state, long pollNanos) {
     this.max = max;
     this.state = state;
-    this.shared = shared;
     this.pollNanos = pollNanos;
+  }
+
+  /** Takes a slot from the state for this limit if one is free. Caller holds the lock. */
+  abstract boolean takeLocked();
+
+  /** Gives a slot this limit holds back to the state. Caller holds the lock. */
+  abstract void giveBackLocked();
+
+  /** Whether this limit holds no slot, so that a release has no matching acquire. */
+  abstract boolean holdsNone();
+
+  /** The failure of a release without a matching acquire. */
+  abstract IllegalStateException releaseWithoutAcquire();
+
+  /** Whether nobody waits; a volatile read, no lock. */
+  final boolean nobodyWaits() {
+    return head == null;
   }
 
   @Override
   public boolean tryAcquire() {
-    if (!shared && head == null) {
-      return state.tryAcquire(max);
-    }
     boolean toComplete = false;
     boolean acquired;
     lock.lock();
@@ -90,11 +95,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
-    if (!shared && head == null && !Thread.currentThread().isInterrupted()) {
-      if (state.tryAcquire(max)) {
-        return true;
-      }
-    }
     boolean toComplete = false;
     lock.lockInterruptibly();
     try {
@@ -118,10 +118,10 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
             unlink(waiter);
             return false;
           }
-          long slice = shared ? Math.min(remaining, pollNanos) : remaining;
+          long slice = Math.min(remaining, pollNanos);
           // awaitNanos returns what is left of the slice, negative if it overslept.
           remaining -= slice - waiter.condition.awaitNanos(slice);
-          if (shared && !waiter.granted) {
+          if (!waiter.granted) {
             toComplete |= pollLocked();
           }
         }
@@ -145,9 +145,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public CompletableFuture<Void> acquireAsync() {
-    if (!shared && head == null && state.tryAcquire(max)) {
-      return GRANTED;
-    }
     AsyncWaiter waiter = null;
     boolean toComplete = false;
     lock.lock();
@@ -178,27 +175,13 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
 
   @Override
   public void release() {
-    boolean freed = false;
-    if (!shared && head == null) {
+    boolean toComplete;
+    lock.lock();
+    try {
       if (holdsNone()) {
         throw releaseWithoutAcquire();
       }
-      state.release();
-      if (head == null) {
-        return;
-      }
-      // A waiter queued meanwhile: the slot just freed is in the state; poll it for the queue.
-      freed = true;
-    }
-    boolean toComplete = false;
-    lock.lock();
-    try {
-      if (!freed) {
-        if (holdsNone()) {
-          throw releaseWithoutAcquire();
-        }
-        toComplete = grantLocked();
-      }
+      toComplete = grantLocked();
       toComplete |= pollLocked();
     } finally {
       lock.unlock();
@@ -208,16 +191,18 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     }
   }
 
-  /** Whether this limit holds no slot, so that a release has no matching acquire. */
-  private boolean holdsNone() {
-    return shared ? held == 0 : state.inUse() == 0;
-  }
-
-  private IllegalStateException releaseWithoutAcquire() {
-    return new IllegalStateException(
-        shared
-            ? "release() without a matching acquire: this limit holds none of its " + max + " slots"
-            : "release() without a matching acquire: all " + max + " slots are already free");
+  /** Takes the slots free in the state for the waiters, under the lock. */
+  final void pollForWaiters() {
+    boolean toComplete;
+    lock.lock();
+    try {
+      toComplete = pollLocked();
+    } finally {
+      lock.unlock();
+    }
+    if (toComplete) {
+      completeGranted();
+    }
   }
 
   @Override
@@ -238,45 +223,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     } finally {
       lock.unlock();
     }
-  }
-
-  /** Reads no shared state: with one, it shows what this limit holds. */
-  @Override
-  public String toString() {
-    lock.lock();
-    try {
-      if (shared) {
-        return "ConcurrencyLimit["
-            + held
-            + " of "
-            + max
-            + " slots held here, "
-            + waiting
-            + " waiting, shared "
-            + state
-            + "]";
-      }
-      return "ConcurrencyLimit["
-          + (max - state.inUse())
-          + " of "
-          + max
-          + " free, "
-          + waiting
-          + " waiting]";
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Takes a slot from the state if one is free. Caller holds the lock. */
-  private boolean takeLocked() {
-    if (state.tryAcquire(max)) {
-      if (shared) {
-        held++;
-      }
-      return true;
-    }
-    return false;
   }
 
   /**
@@ -342,14 +288,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       return ASYNC_WAITER;
     }
     return NO_WAITER;
-  }
-
-  /** Gives a slot this limit holds back to the state. Caller holds the lock. */
-  private void giveBackLocked() {
-    state.release();
-    if (shared) {
-      held--;
-    }
   }
 
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */
