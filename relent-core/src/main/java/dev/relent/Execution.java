@@ -1,7 +1,9 @@
 package dev.relent;
 
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
@@ -37,7 +39,10 @@ class Execution<R> implements AttemptContext {
   long attemptTimeoutNanos;
   long prevDelayNanos;
   boolean permitHeld;
+  // The concurrency slot: taken at once without a permit (the allocation-free pair), or a permit
+  // after a wait; releaseSlot() gives back whichever is held.
   boolean slotHeld;
+  ConcurrencyLimit.Permit slotPermit;
 
   R lastResult;
   Throwable lastFailure;
@@ -71,6 +76,7 @@ class Execution<R> implements AttemptContext {
     prevDelayNanos = 0;
     permitHeld = false;
     slotHeld = false;
+    slotPermit = null;
     busy = true;
   }
 
@@ -93,13 +99,17 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        if (x.limit != null && !x.limit.tryAcquire()) {
-          if (!x.limit.acquire(Math.max(0L, deadlineAt - now))) {
-            throw giveUp(concurrencyRefusal(x.ticker.read()));
+        if (x.limit != null) {
+          slotHeld = x.limit.tryAcquireSlot();
+          if (!slotHeld) {
+            Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
+            slotPermit = x.limit.acquire(wait).orElse(null);
+            if (slotPermit == null) {
+              throw giveUp(concurrencyRefusal(x.ticker.read()));
+            }
+            now = x.ticker.read();
           }
-          now = x.ticker.read();
         }
-        slotHeld = x.limit != null;
         long wait = pace(now);
         if (wait == FAILED) {
           throw failure;
@@ -441,7 +451,11 @@ class Execution<R> implements AttemptContext {
   final void releaseSlot() {
     if (slotHeld) {
       slotHeld = false;
-      x.limit.release();
+      x.limit.releaseSlot();
+    } else if (slotPermit != null) {
+      ConcurrencyLimit.Permit permit = slotPermit;
+      slotPermit = null;
+      permit.release();
     }
   }
 

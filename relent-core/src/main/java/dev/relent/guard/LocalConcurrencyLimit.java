@@ -24,27 +24,29 @@ final class LocalConcurrencyLimit extends SlotQueue {
   }
 
   @Override
-  public boolean tryAcquire() {
-    return nobodyWaits() ? state.tryAcquire(max) : super.tryAcquire();
+  public boolean tryAcquireSlot() {
+    return nobodyWaits() ? state.tryAcquire(max) : super.tryAcquireSlot();
   }
 
   @Override
-  public boolean acquire(long timeoutNanos) throws InterruptedException {
+  boolean acquireSlot(long timeoutNanos) throws InterruptedException {
     if (nobodyWaits() && !Thread.currentThread().isInterrupted() && state.tryAcquire(max)) {
       return true;
     }
-    return super.acquire(timeoutNanos);
+    return super.acquireSlot(timeoutNanos);
   }
 
   @Override
-  public CompletableFuture<Void> acquireAsync() {
-    return nobodyWaits() && state.tryAcquire(max) ? GRANTED : super.acquireAsync();
+  public CompletableFuture<Permit> acquireAsync() {
+    return nobodyWaits() && state.tryAcquire(max)
+        ? CompletableFuture.completedFuture(new SlotPermit(this))
+        : super.acquireAsync();
   }
 
   @Override
-  public void release() {
+  public void releaseSlot() {
     if (!nobodyWaits()) {
-      super.release();
+      super.releaseSlot();
       return;
     }
     if (holdsNone()) {
@@ -75,7 +77,7 @@ final class LocalConcurrencyLimit extends SlotQueue {
   @Override
   IllegalStateException releaseWithoutAcquire() {
     return new IllegalStateException(
-        "release() without a matching acquire: all " + max + " slots are already free");
+        "releaseSlot() without a matching acquire: all " + max + " slots are already free");
   }
 
   @Override

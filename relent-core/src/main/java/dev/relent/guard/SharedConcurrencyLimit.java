@@ -40,7 +40,7 @@ final class SharedConcurrencyLimit extends SlotQueue {
   @Override
   IllegalStateException releaseWithoutAcquire() {
     return new IllegalStateException(
-        "release() without a matching acquire: this limit holds none of its " + max + " slots");
+        "releaseSlot() without a matching acquire: this limit holds none of its " + max + " slots");
   }
 
   /** Reads no shared state: it shows what this limit holds. */

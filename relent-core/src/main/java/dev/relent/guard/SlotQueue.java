@@ -1,7 +1,12 @@
 package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.ConcurrencyLimitState;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -28,9 +33,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code whenComplete} callback.
  */
 abstract class SlotQueue implements ConcurrencyLimit {
-  /** Returned whenever a slot is free at once: shared, completed, and immune to obtrusion. */
-  static final CompletableFuture<Void> GRANTED = new GrantedFuture();
-
   private static final int NO_WAITER = 0;
   private static final int SYNC_WAITER = 1;
   private static final int ASYNC_WAITER = 2;
@@ -74,7 +76,20 @@ abstract class SlotQueue implements ConcurrencyLimit {
   }
 
   @Override
-  public boolean tryAcquire() {
+  public final Optional<Permit> tryAcquire() {
+    return tryAcquireSlot() ? Optional.of(new SlotPermit(this)) : Optional.empty();
+  }
+
+  @Override
+  public final Optional<Permit> acquire(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout cannot be null");
+    return acquireSlot(Nanos.saturatedNanos(timeout))
+        ? Optional.of(new SlotPermit(this))
+        : Optional.empty();
+  }
+
+  @Override
+  public boolean tryAcquireSlot() {
     boolean toComplete = false;
     boolean acquired;
     lock.lock();
@@ -93,8 +108,11 @@ abstract class SlotQueue implements ConcurrencyLimit {
     return acquired;
   }
 
-  @Override
-  public boolean acquire(long timeoutNanos) throws InterruptedException {
+  /**
+   * Takes a slot, blocking up to {@code timeoutNanos}; the slot is given back with {@link
+   * #releaseSlot()}.
+   */
+  boolean acquireSlot(long timeoutNanos) throws InterruptedException {
     boolean toComplete = false;
     lock.lockInterruptibly();
     try {
@@ -107,7 +125,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
       if (timeoutNanos <= 0) {
         return false;
       }
-      SyncWaiter waiter = new SyncWaiter(lock.newCondition());
+      SyncWaiter waiter = new SyncWaiter(this, lock.newCondition());
       link(waiter);
       // A slot freed without the lock just before the link is in the state: take it for the queue.
       toComplete |= pollLocked();
@@ -144,7 +162,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
   }
 
   @Override
-  public CompletableFuture<Void> acquireAsync() {
+  public CompletableFuture<Permit> acquireAsync() {
     AsyncWaiter waiter = null;
     boolean toComplete = false;
     lock.lock();
@@ -153,7 +171,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
         toComplete = pollLocked();
       }
       if (head != null || !takeLocked()) {
-        waiter = new AsyncWaiter();
+        waiter = new AsyncWaiter(this);
         link(waiter);
         // A slot freed without the lock just before the link is in the state: take it for us.
         toComplete |= pollLocked();
@@ -165,7 +183,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
       completeGranted();
     }
     if (waiter == null) {
-      return GRANTED;
+      return CompletableFuture.completedFuture(new SlotPermit(this));
     }
     AsyncWaiter queued = waiter;
     // Registered after unlocking: if the slot was granted meanwhile, abandon() finds it unlinked.
@@ -174,7 +192,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
   }
 
   @Override
-  public void release() {
+  public void releaseSlot() {
     boolean toComplete;
     lock.lock();
     try {
@@ -313,7 +331,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
         } finally {
           lock.unlock();
         }
-        if (!next.future.complete(null)) {
+        if (!next.future.complete(next)) {
           // Someone completed it first (cancelled): the slot goes to the next in line.
           lock.lock();
           try {
@@ -370,40 +388,61 @@ abstract class SlotQueue implements ConcurrencyLimit {
     waiting--;
   }
 
-  private abstract static class Waiter {
+  /**
+   * The permit for one acquire: the first {@link #release()} gives the slot back with {@link
+   * #releaseSlot()}, a compare-and-set on {@code released} makes every later one a no-op.
+   */
+  static class SlotPermit implements Permit {
+    private static final AtomicIntegerFieldUpdater<SlotPermit> RELEASED =
+        AtomicIntegerFieldUpdater.newUpdater(SlotPermit.class, "released");
+
+    private final SlotQueue limit;
+    private volatile int released;
+
+    SlotPermit(SlotQueue limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public final void release() {
+      if (RELEASED.compareAndSet(this, 0, 1)) {
+        limit.releaseSlot();
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "ConcurrencyLimit.Permit[" + (released == 0 ? "held" : "released") + "]";
+    }
+  }
+
+  /** A waiter; an asynchronous one is also the permit its future completes with. */
+  private abstract static class Waiter extends SlotPermit {
     Waiter prev;
     Waiter next;
     boolean queued;
+
+    Waiter(SlotQueue limit) {
+      super(limit);
+    }
   }
 
   private static final class SyncWaiter extends Waiter {
     final Condition condition;
     boolean granted;
 
-    SyncWaiter(Condition condition) {
+    SyncWaiter(SlotQueue limit, Condition condition) {
+      super(limit);
       this.condition = condition;
     }
   }
 
   private static final class AsyncWaiter extends Waiter {
-    final CompletableFuture<Void> future = new CompletableFuture<>();
+    final CompletableFuture<Permit> future = new CompletableFuture<>();
     AsyncWaiter nextGranted;
-  }
 
-  /** An already completed future whose value nobody can overwrite, since it is shared. */
-  private static final class GrantedFuture extends CompletableFuture<Void> {
-    GrantedFuture() {
-      super.complete(null);
-    }
-
-    @Override
-    public void obtrudeValue(Void value) {
-      throw new UnsupportedOperationException("a granted slot cannot be obtruded");
-    }
-
-    @Override
-    public void obtrudeException(Throwable ex) {
-      throw new UnsupportedOperationException("a granted slot cannot be obtruded");
+    AsyncWaiter(SlotQueue limit) {
+      super(limit);
     }
   }
 }
