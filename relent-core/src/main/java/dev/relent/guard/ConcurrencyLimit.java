@@ -14,12 +14,15 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Waiters, synchronous and asynchronous alike, are served first come, first served; a free slot
  * never sits unused while someone waits, so {@link #tryAcquire()} never overtakes a waiter. Every
- * successful acquire must be followed by exactly one {@link #release()}.
+ * acquire returns a {@link Permit}, a token whose {@link Permit#release()} gives the slot back
+ * once: a second release is a no-op, never a second slot.
  *
- * <p>Thread-safe: one short critical section on a private lock per call; a success allocates the
- * permit and nothing else (and the executor, which takes and gives back its slots through a
- * primitive pair that allocates nothing, not even that). This is the one guard that waits: a thread
- * blocked in {@link #acquire(Duration)} waits for another thread's release, in real time.
+ * <p>Thread-safe: at most one short critical section on a private lock per call (none while nobody
+ * waits, with the default private state); a success allocates the permit and nothing else (and the
+ * executor, which takes and gives back its slots through a primitive pair that allocates nothing,
+ * not even that). This is the one guard that waits: a thread blocked in {@link #acquire(Duration)}
+ * waits for another thread's release, in real time. Its state is a count, not a schedule, so unlike
+ * the other guards it reads no time source and its builder has no {@code withTime}.
  *
  * <p>The count of slots in use lives in a {@link ConcurrencyLimitState}: by default a new in-memory
  * one per limit. With a shared state ({@link Builder#withState}) the limit bounds every process

@@ -1,6 +1,7 @@
 package dev.relent.guard;
 
 import dev.relent.spi.ConcurrencyLimitState;
+import dev.relent.time.Durations;
 
 /**
  * The {@link ConcurrencyLimit} on a state given with {@link ConcurrencyLimit.Builder#withState},
@@ -54,7 +55,9 @@ final class SharedConcurrencyLimit extends SlotQueue {
           + max
           + " slots held here, "
           + waiting
-          + " waiting, shared "
+          + " waiting, polled every "
+          + Durations.format(pollNanos)
+          + ", shared "
           + state
           + "]";
     } finally {

@@ -40,7 +40,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
   final int max;
   final ConcurrencyLimitState state;
   // How long a blocked thread sleeps at most before it polls the state again.
-  private final long pollNanos;
+  final long pollNanos;
   final ReentrantLock lock = new ReentrantLock();
   int waiting;
   // Volatile for the local limit's lock-free read; written only under the lock.

@@ -468,7 +468,7 @@ class ConcurrencyLimitTest {
     assertThat(shared.inUse()).isEqualTo(3);
     assertThat(a.toString())
         .isEqualTo(
-            "ConcurrencyLimit[2 of 3 slots held here, 0 waiting, shared"
+            "ConcurrencyLimit[2 of 3 slots held here, 0 waiting, polled every 0.1 ms, shared"
                 + " InMemoryConcurrencyLimitState[3 in use]]");
     b.releaseSlot();
     assertThat(a.available()).isEqualTo(1);
@@ -664,7 +664,7 @@ class ConcurrencyLimitTest {
     assertThat(shared.inUse()).isEqualTo(1);
     assertThat(a)
         .hasToString(
-            "ConcurrencyLimit[0 of 2 slots held here, 0 waiting, shared"
+            "ConcurrencyLimit[0 of 2 slots held here, 0 waiting, polled every 0.1 ms, shared"
                 + " InMemoryConcurrencyLimitState[1 in use]]");
     ofB.release();
     ofB.release();
