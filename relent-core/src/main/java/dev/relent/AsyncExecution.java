@@ -109,8 +109,7 @@ final class AsyncExecution<R> extends Execution<R> {
   private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
     long wait;
     synchronized (this) {
-      slotHeld = permit == null && x.limit != null;
-      slotPermit = permit;
+      slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
       if (promise.isDone()) {
         releaseGuards();

@@ -25,6 +25,15 @@ class Execution<R> implements AttemptContext {
   /** {@link #onOutcome} result: return the result. */
   static final long DONE = -1;
 
+  /**
+   * Marks a slot taken with {@link ConcurrencyLimit#tryAcquireSlot()}, given back with {@link
+   * ConcurrencyLimit#releaseSlot()}; never released itself.
+   */
+  static final ConcurrencyLimit.Permit TAKEN_AT_ONCE =
+      () -> {
+        throw new AssertionError("a slot taken at once is given back with releaseSlot()");
+      };
+
   /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
   static final long FAILED = -2;
 
@@ -39,10 +48,11 @@ class Execution<R> implements AttemptContext {
   long attemptTimeoutNanos;
   long prevDelayNanos;
   boolean permitHeld;
-  // The concurrency slot: taken at once without a permit (the allocation-free pair), or a permit
-  // after a wait; releaseSlot() gives back whichever is held.
-  boolean slotHeld;
-  ConcurrencyLimit.Permit slotPermit;
+  // The concurrency slot held: TAKEN_AT_ONCE for one taken with the allocation-free pair, the
+  // permit
+  // got after a wait, or null. One field, not a flag and a permit, so that an asynchronous
+  // execution, allocated per call, stays as small as before permits.
+  ConcurrencyLimit.Permit slot;
 
   R lastResult;
   Throwable lastFailure;
@@ -75,8 +85,7 @@ class Execution<R> implements AttemptContext {
     attemptTimeoutNanos = 0;
     prevDelayNanos = 0;
     permitHeld = false;
-    slotHeld = false;
-    slotPermit = null;
+    slot = null;
     busy = true;
   }
 
@@ -100,11 +109,12 @@ class Execution<R> implements AttemptContext {
       }
       try {
         if (x.limit != null) {
-          slotHeld = x.limit.tryAcquireSlot();
-          if (!slotHeld) {
+          if (x.limit.tryAcquireSlot()) {
+            slot = TAKEN_AT_ONCE;
+          } else {
             Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
-            slotPermit = x.limit.acquire(wait).orElse(null);
-            if (slotPermit == null) {
+            slot = x.limit.acquire(wait).orElse(null);
+            if (slot == null) {
               throw giveUp(concurrencyRefusal(x.ticker.read()));
             }
             now = x.ticker.read();
@@ -449,13 +459,13 @@ class Execution<R> implements AttemptContext {
   }
 
   final void releaseSlot() {
-    if (slotHeld) {
-      slotHeld = false;
+    ConcurrencyLimit.Permit held = slot;
+    if (held == TAKEN_AT_ONCE) {
+      slot = null;
       x.limit.releaseSlot();
-    } else if (slotPermit != null) {
-      ConcurrencyLimit.Permit permit = slotPermit;
-      slotPermit = null;
-      permit.release();
+    } else if (held != null) {
+      slot = null;
+      held.release();
     }
   }
 
