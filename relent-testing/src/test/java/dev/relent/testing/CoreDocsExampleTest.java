@@ -6,14 +6,15 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
+import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The examples of docs/core.md, compiled and run; keep the two in step. */
+/** The examples of docs/core.md, compiled and run; the page must show exactly this code. */
 class CoreDocsExampleTest {
   record Response(int status, ServerHint retryAfter) {}
 
-  // --- from docs/core.md, "Classifying outcomes"
+  // --- begin classifying
   static final Verdict RETRY_503 = Verdict.retry("http-503");
   static final Verdict NOT_FOUND = Verdict.abort("http-404");
 
@@ -35,7 +36,7 @@ class CoreDocsExampleTest {
 
   @Test
   void classifierAndFakeTimeExamplesWork() {
-    // --- from docs/core.md, "Time and tests"
+    // --- begin time
     FakeTime time = new FakeTime(); // ticker, clock, sleeper, scheduler and seeded randomness
     RelentExecutor<Response> executor = classified(RetryPolicy.ofDefaults()).withTime(time).build();
     RecordingSleeper sleeper = time.sleeper(); // every wait, recorded
@@ -53,5 +54,10 @@ class CoreDocsExampleTest {
     assertThat(response.status()).isEqualTo(404);
     assertThat(sleeper.waits()).hasSize(1);
     assertThat(sleeper.waits().get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+  }
+
+  @Test
+  void thePageShowsExactlyThisCode() {
+    DocSnippets.assertPageShowsSnippetsOf("../docs/core.md", CoreDocsExampleTest.class);
   }
 }
