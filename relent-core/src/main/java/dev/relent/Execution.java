@@ -48,10 +48,9 @@ class Execution<R> implements AttemptContext {
   long attemptTimeoutNanos;
   long prevDelayNanos;
   boolean permitHeld;
-  // The concurrency slot held: TAKEN_AT_ONCE for one taken with the allocation-free pair, the
-  // permit
-  // got after a wait, or null. One field, not a flag and a permit, so that an asynchronous
-  // execution, allocated per call, stays as small as before permits.
+  // The concurrency slot held: TAKEN_AT_ONCE (taken with the allocation-free pair), the permit got
+  // after a wait, or null. One field in place of the old flag, so that an asynchronous execution,
+  // allocated per call, gains none.
   ConcurrencyLimit.Permit slot;
 
   R lastResult;

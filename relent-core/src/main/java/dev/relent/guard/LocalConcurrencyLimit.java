@@ -29,11 +29,11 @@ final class LocalConcurrencyLimit extends SlotQueue {
   }
 
   @Override
-  boolean acquireSlot(long timeoutNanos) throws InterruptedException {
+  SlotPermit acquirePermit(long timeoutNanos) throws InterruptedException {
     if (nobodyWaits() && !Thread.currentThread().isInterrupted() && state.tryAcquire(max)) {
-      return true;
+      return new SlotPermit(this);
     }
-    return super.acquireSlot(timeoutNanos);
+    return super.acquirePermit(timeoutNanos);
   }
 
   @Override

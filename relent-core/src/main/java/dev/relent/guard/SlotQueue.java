@@ -31,6 +31,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * next grant. If that completion fails because the future was already cancelled or completed, the
  * slot is granted again, so it is never leaked. Cancelling a queued future unlinks it through a
  * {@code whenComplete} callback.
+ *
+ * <p>Permits: the queue works on slots ({@link #tryAcquireSlot()}, {@link #releaseSlot()}, the
+ * executor's allocation-free pair); a {@link SlotPermit} wraps one slot and gives it back on its
+ * first release only (a compare-and-set on its own flag). A waiter is its own permit, so a wait
+ * allocates one object; a slot free at once gets a new permit.
  */
 abstract class SlotQueue implements ConcurrencyLimit {
   private static final int NO_WAITER = 0;
@@ -83,9 +88,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
   @Override
   public final Optional<Permit> acquire(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout cannot be null");
-    return acquireSlot(Nanos.saturatedNanos(timeout))
-        ? Optional.of(new SlotPermit(this))
-        : Optional.empty();
+    return Optional.ofNullable(acquirePermit(Nanos.saturatedNanos(timeout)));
   }
 
   @Override
@@ -109,10 +112,12 @@ abstract class SlotQueue implements ConcurrencyLimit {
   }
 
   /**
-   * Takes a slot, blocking up to {@code timeoutNanos}; the slot is given back with {@link
-   * #releaseSlot()}.
+   * Takes a slot, blocking up to {@code timeoutNanos}.
+   *
+   * @return the permit: a new one for a slot free at once, the waiter itself for one granted after
+   *     a wait; null if the time ran out first
    */
-  boolean acquireSlot(long timeoutNanos) throws InterruptedException {
+  SlotPermit acquirePermit(long timeoutNanos) throws InterruptedException {
     boolean toComplete = false;
     lock.lockInterruptibly();
     try {
@@ -120,10 +125,10 @@ abstract class SlotQueue implements ConcurrencyLimit {
         toComplete = pollLocked();
       }
       if (head == null && takeLocked()) {
-        return true;
+        return new SlotPermit(this);
       }
       if (timeoutNanos <= 0) {
-        return false;
+        return null;
       }
       SyncWaiter waiter = new SyncWaiter(this, lock.newCondition());
       link(waiter);
@@ -134,7 +139,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
         while (!waiter.granted) {
           if (remaining <= 0) {
             unlink(waiter);
-            return false;
+            return null;
           }
           long slice = Math.min(remaining, pollNanos);
           // awaitNanos returns what is left of the slice, negative if it overslept.
@@ -143,7 +148,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
             toComplete |= pollLocked();
           }
         }
-        return true;
+        return waiter;
       } catch (InterruptedException e) {
         if (waiter.granted) {
           // Granted as we were interrupted: an interrupted caller holds nothing, so pass it on.
@@ -416,7 +421,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
     }
   }
 
-  /** A waiter; an asynchronous one is also the permit its future completes with. */
+  /** A waiter, and the permit it gets: one object, allocated only when the caller must wait. */
   private abstract static class Waiter extends SlotPermit {
     Waiter prev;
     Waiter next;

@@ -723,10 +723,13 @@ class ConcurrencyLimitTest {
         .hasMessage("timeout cannot be null");
   }
 
-  /** The blocking primitive under {@link ConcurrencyLimit#acquire(Duration)}. */
+  /**
+   * Takes a slot as {@link ConcurrencyLimit#acquire(Duration)} does; the queue tests give it back
+   * with releaseSlot, not through the permit.
+   */
   private static boolean acquireSlot(ConcurrencyLimit limit, long timeoutNanos)
       throws InterruptedException {
-    return ((SlotQueue) limit).acquireSlot(timeoutNanos);
+    return ((SlotQueue) limit).acquirePermit(timeoutNanos) != null;
   }
 
   private interface Action {
