@@ -6,6 +6,7 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,32 @@ class CoreDocsExampleTest {
     assertThat(response.status()).isEqualTo(404);
     assertThat(sleeper.waits()).hasSize(1);
     assertThat(sleeper.waits().get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+  }
+
+  private int calls;
+  private int freeDuringTheCall = -1;
+  private final ConcurrencyLimit limit = ConcurrencyLimit.of(1);
+
+  private void callTheService() {
+    calls++;
+    freeDuringTheCall = limit.available();
+  }
+
+  @Test
+  void thePermitExampleHoldsTheSlotForTheCallAndGivesItBack() throws InterruptedException {
+    // --- begin permit
+    ConcurrencyLimit.Permit slot = limit.acquire(Duration.ofSeconds(2)).orElseThrow();
+    try {
+      callTheService();
+    } finally {
+      slot.release(); // a second release would do nothing
+    }
+    // --- end
+
+    slot.release();
+    assertThat(calls).isEqualTo(1);
+    assertThat(freeDuringTheCall).isZero();
+    assertThat(limit.available()).isEqualTo(1);
   }
 
   @Test
