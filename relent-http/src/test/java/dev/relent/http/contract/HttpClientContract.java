@@ -284,8 +284,11 @@ public abstract class HttpClientContract {
     assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
     RelentException e = (RelentException) thrown;
     assertThat(e.attempts()).isEqualTo(4);
-    assertThat(e.lastOutcome()).contains("HTTP 503");
-    assertThat(e.getMessage()).startsWith("gave up after 4 attempts in 3.5 s (last: HTTP 503");
+    // The message names the request: method and redacted endpoint.
+    assertThat(e.lastOutcome()).contains("HTTP 503 from GET " + server.uri("/down"));
+    assertThat(e.getMessage())
+        .startsWith(
+            "gave up after 4 attempts in 3.5 s (last: HTTP 503 from GET " + server.uri("/down"));
     assertThat(server.journal()).onPath("/down").hasAttempts(4);
     assertThat(sleeper.waits())
         .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2));

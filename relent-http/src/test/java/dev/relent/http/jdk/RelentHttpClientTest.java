@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,12 @@ import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerWaitTooLongException;
 import dev.relent.guard.Pacer;
+import dev.relent.http.CallOptions;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.Fault;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.RelentHttpResponse;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;
 import dev.relent.time.Scheduler;
@@ -315,7 +321,12 @@ class RelentHttpClientTest {
       assertThat(fault.getMessage())
           .isEqualTo("connection refused: " + request.method() + " " + uri + " (ConnectException)");
       assertThat(e.getMessage())
-          .contains("last: connection refused (ConnectException), rule retry: io-connect-refused");
+          .contains(
+              "last: connection refused (ConnectException) from "
+                  + request.method()
+                  + " "
+                  + uri
+                  + ", rule retry: io-connect-refused");
     }
   }
 
@@ -467,7 +478,9 @@ class RelentHttpClientTest {
             catchThrowable(() -> client().send(get(server.uri("/x")), BodyHandlers.ofString()));
     assertThat(e.getMessage())
         .isEqualTo(
-            "gave up after 1 attempt in 0 s (last: HTTP 503, rule retry: http-503; server asked to"
+            "gave up after 1 attempt in 0 s (last: HTTP 503 from GET "
+                + server.uri("/x")
+                + ", rule retry: http-503; server asked to"
                 + " wait 86400 s (Retry-After: 86400), more than the 30 s allowed; retry at 2026-01-02T00:00:00Z)");
     assertThat(e.serverWait()).contains(Duration.ofDays(1));
     assertThat(e.retryAt()).contains(Instant.parse("2026-01-02T00:00:00Z"));

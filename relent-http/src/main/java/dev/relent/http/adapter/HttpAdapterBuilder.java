@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.adapter;
 
 import dev.relent.RelentExecutor;
 import dev.relent.RelentListener;
@@ -7,6 +7,9 @@ import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.Redactor;
+import dev.relent.http.ServerHints;
 import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -228,46 +231,22 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   }
 
   /**
-   * Returns whether writes without a key get one.
+   * Builds the loop every call of the adapter runs through: the HTTP semantics of these settings
+   * for the adapter's responses, and the executor every call shares (the policy, the outcomes'
+   * classification, the guards, the time source, the listeners); the log lines are the loop's.
    *
-   * @return the setting of {@link #withIdempotencyKeys(boolean)}
+   * @param access how the adapter reads its responses
+   * @return the loop
+   * @throws NullPointerException if {@code access} is null
    */
-  protected final boolean keyWrites() {
-    return keyWrites;
-  }
-
-  /**
-   * Returns how much of a retried body is kept in memory.
-   *
-   * @return bytes
-   */
-  protected final int maxBufferedBody() {
-    return maxBufferedBody;
-  }
-
-  /**
-   * Builds the HTTP semantics of these settings for an adapter's responses.
-   *
-   * @param access how the adapter reads its requests and responses
-   * @return the outcomes
-   */
-  protected final HttpOutcomes<R> buildOutcomes(ResponseAccess<R> access) {
-    return HttpOutcomes.builder(access)
-        .withDecisionTable(table)
-        .withServerHints(hints)
-        .withRedactor(redactor)
-        .withClock(time.clock())
-        .build();
-  }
-
-  /**
-   * Builds the executor every call of the adapter shares: the policy with the outcomes' decision
-   * table and hints, the guards, the time sources, the log line and the listeners.
-   *
-   * @param outcomes the outcomes from {@link #buildOutcomes}
-   * @return the executor
-   */
-  protected final RelentExecutor<R> buildExecutor(HttpOutcomes<R> outcomes) {
+  protected final HttpCallLoop<R> buildLoop(ResponseAccess<R> access) {
+    HttpOutcomes<R> outcomes =
+        HttpOutcomes.builder(access)
+            .withDecisionTable(table)
+            .withServerHints(hints)
+            .withRedactor(redactor)
+            .withClock(time.clock())
+            .build();
     RelentExecutor.Builder<R> x =
         outcomes.applyTo(RelentExecutor.<R>builder(policy).withTime(time));
     if (breaker != null) {
@@ -282,12 +261,14 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
     if (limit != null) {
       x.withConcurrencyLimit(limit);
     }
-    if (logger != null) {
-      x.onEvent(outcomes.logger(logger));
-    }
     for (RelentListener<R> listener : listeners) {
       x.onEvent(listener);
     }
-    return x.build();
+    return new HttpCallLoop<>(
+        outcomes,
+        x.build(),
+        keyWrites,
+        maxBufferedBody,
+        logger == null ? null : outcomes.attemptLogger(logger));
   }
 }
