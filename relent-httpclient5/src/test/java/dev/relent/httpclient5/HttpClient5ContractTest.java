@@ -1,5 +1,6 @@
 package dev.relent.httpclient5;
 
+import dev.relent.http.CallResult;
 import dev.relent.http.contract.HttpClientContract;
 import java.nio.charset.StandardCharsets;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -39,7 +40,7 @@ class HttpClient5ContractTest extends HttpClientContract {
             built,
             context,
             response -> {
-              CallResult result = CallResult.of(context).orElseThrow();
+              CallResult result = RelentExecChainHandler.callResult(context).orElseThrow();
               return new Reply(
                   response.getCode(),
                   response.getEntity() == null

@@ -298,6 +298,31 @@ public final class HttpCallLoop<R> {
     throw (X) t;
   }
 
+  /**
+   * Returns an attempt's time limit in whole milliseconds, for clients whose timeouts take them:
+   * rounded up, so that a limit is never shortened, and at least 1, since 0 means "no timeout" to
+   * most clients.
+   *
+   * @param timeoutNanos the attempt's limit ({@link AttemptContext#timeoutNanos()})
+   * @return milliseconds, 1 or more
+   */
+  public static long limitMillis(long timeoutNanos) {
+    long millis = timeoutNanos / 1_000_000L + (timeoutNanos % 1_000_000L == 0 ? 0 : 1);
+    return Math.max(1L, millis);
+  }
+
+  /**
+   * Returns a client timeout bounded by an attempt's limit: the client's own if it is set and
+   * shorter, else the limit.
+   *
+   * @param ownMillis the client's own timeout; 0 or less means none
+   * @param limitMillis the attempt's limit ({@link #limitMillis})
+   * @return the timeout to use, in milliseconds
+   */
+  public static long within(long ownMillis, long limitMillis) {
+    return ownMillis <= 0 ? limitMillis : Math.min(ownMillis, limitMillis);
+  }
+
   static Throwable unwrap(Throwable t) {
     Throwable c = t;
     while ((c instanceof CompletionException || c instanceof ExecutionException)

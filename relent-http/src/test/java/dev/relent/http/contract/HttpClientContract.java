@@ -40,10 +40,9 @@ import org.junit.jupiter.api.Test;
  * and is asserted exactly. Only the read-timeout test waits for real, 300 ms per attempt; the
  * others allow 5 s.
  *
- * <p>What a subclass normalises: a give-up is thrown as the executor's {@link RelentException} (the
- * OkHttp adapter wraps it in an {@code IOException} for OkHttp's sake; its {@link Client} unwraps
- * it); every other failure ({@link NotRetriedWriteException}, {@code HttpFaultException}) is thrown
- * as the client throws it.
+ * <p>A subclass normalises nothing: every adapter throws the same type for the same situation (a
+ * give-up as the executor's {@link RelentException}, {@link NotRetriedWriteException}, {@code
+ * HttpFaultException}), and its {@link Client} lets it through as the client threw it.
  */
 public abstract class HttpClientContract {
   /** The clock the client's executor and the server share; only sleeping moves it. */
