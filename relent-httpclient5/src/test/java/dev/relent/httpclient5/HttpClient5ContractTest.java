@@ -47,7 +47,8 @@ class HttpClient5ContractTest extends HttpClientContract {
                       ? ""
                       : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8),
                   result.attempts(),
-                  result.idempotencyKey().orElse(null));
+                  result.idempotencyKey().orElse(null),
+                  result.attemptRecords());
             });
       }
 

@@ -40,7 +40,8 @@ class OkHttpContractTest extends HttpClientContract {
               response.code(),
               response.body().string(),
               result.attempts(),
-              result.idempotencyKey().orElse(null));
+              result.idempotencyKey().orElse(null),
+              result.attemptRecords());
         }
       }
 

@@ -2,6 +2,7 @@ package dev.relent.http.adapter;
 
 import dev.relent.RelentEvent;
 import dev.relent.RelentListener;
+import dev.relent.ServerHint;
 import dev.relent.Verdict;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Decision;
@@ -17,7 +18,7 @@ import java.util.Optional;
  * Turns the executor's events into {@link AttemptRecord}s and hands each to its call and to the log
  * writer.
  *
- * <p>Design: the executor emits ATTEMPT_STARTED, ATTEMPT (with the attempt's duration), then
+ * <p>Design: the executor emits ATTEMPT_STARTED, ATTEMPT (with the duration and the hint), then
  * exactly one of SUCCESS, RETRY or FAILURE for the same attempt; the record is made on that third
  * event, which carries the outcome, the verdict and the wait chosen. A FAILURE that follows no new
  * attempt (an open breaker, a deadline reached before the next attempt) makes no record: it is
@@ -32,6 +33,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
   private final HttpAttemptLogger log;
   private final HttpCall call;
   private Duration duration;
+  private ServerHint hint;
 
   AttemptRecorder(HttpOutcomes<R> outcomes, HttpAttemptLogger log, HttpCall call) {
     this.outcomes = outcomes;
@@ -45,6 +47,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
       case ATTEMPT:
         if (call != null) {
           duration = event.attemptDuration().orElse(null);
+          hint = event.hint().orElse(null);
         }
         break;
       case SUCCESS:
@@ -56,6 +59,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
           call.add(record);
         }
         duration = null;
+        hint = null;
         if (log != null) {
           log.write(record, event);
         }
@@ -111,7 +115,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
         decision.rule(),
         decision.notResent(),
         event.waitTime(),
-        event.hint().map(h -> clean(h.source(), redactor)),
+        event.hint().or(() -> Optional.ofNullable(hint)).map(h -> clean(h.source(), redactor)),
         header(ResponseFacts.requestId(headers), redactor),
         header(ResponseFacts.waitHeaders(headers), redactor),
         header(ResponseFacts.layers(headers), redactor),

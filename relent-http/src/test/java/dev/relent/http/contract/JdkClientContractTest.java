@@ -32,7 +32,8 @@ class JdkClientContractTest extends HttpClientContract {
           response.statusCode(),
           response.body(),
           response.attempts(),
-          response.idempotencyKey().orElse(null));
+          response.idempotencyKey().orElse(null),
+          response.attemptRecords());
     };
   }
 
