@@ -48,36 +48,6 @@ public class NotRetriedWriteException extends IOException {
    * @param attempts attempts made, 1 or more
    * @param response the client's response object, or null
    * @param cause the network failure, or null
-   */
-  public NotRetriedWriteException(
-      String method,
-      String endpoint,
-      String requestId,
-      String outcome,
-      int status,
-      Fault fault,
-      String rule,
-      int attempts,
-      Object response,
-      Throwable cause) {
-    this(
-        method, endpoint, requestId, outcome, status, fault, rule, attempts, response, cause,
-        List.of());
-  }
-
-  /**
-   * Creates the exception with the call's attempt records.
-   *
-   * @param method the request method
-   * @param endpoint the endpoint, already redacted
-   * @param requestId the server's request id as {@code "Name: value"}, or null
-   * @param outcome what happened, e.g. {@code "HTTP 503"} or {@code "read timeout"}
-   * @param status the status code, or -1 when no response came
-   * @param fault the network fault, or null when a response came
-   * @param rule the rule that decided, e.g. {@code http-503-unkeyed-write}
-   * @param attempts attempts made, 1 or more
-   * @param response the client's response object, or null
-   * @param cause the network failure, or null
    * @param attemptRecords the records of the attempts made, in order
    * @throws NullPointerException if {@code attemptRecords} is null
    */

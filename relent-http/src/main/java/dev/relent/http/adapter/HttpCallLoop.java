@@ -366,10 +366,12 @@ public final class HttpCallLoop<R> {
           || cause instanceof Error) {
         return super.completeExceptionally(cause);
       }
+      // Fail first, then cancel the exchange: its cancellation must not become the outcome.
+      boolean failed = super.completeExceptionally(call.fault(cause));
       if (cause instanceof TimeoutException && sent != null) {
         sent.cancel(true);
       }
-      return super.completeExceptionally(call.fault(cause));
+      return failed;
     }
 
     @Override
