@@ -76,9 +76,11 @@ class DocsExamplesTest {
                     .withDeadline(Duration.ofSeconds(30))
                     .withAttemptTimeout(Duration.ofSeconds(10))
                     .build())
-            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            .withRetryBudget(RetryBudget.ofDefaults())
-            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withExecutor(
+                x ->
+                    x.withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+                        .withRetryBudget(RetryBudget.ofDefaults())
+                        .withCircuitBreaker(CircuitBreaker.ofDefaults()))
             .withTime(time)
             .build();
     HttpRequest request =

@@ -21,7 +21,7 @@ class DocsExamplesTest {
     RelentExecChainHandler relent =
         RelentExecChainHandler.builder()
             .withPolicy(RetryPolicy.builder().withMaxRetries(4).build())
-            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withExecutor(x -> x.withCircuitBreaker(CircuitBreaker.ofDefaults()))
             .build();
     try (CloseableHttpClient client = relent.install(HttpClients.custom()).build()) {
       HttpPost post = new HttpPost("https://api.example.com/v1/payments");

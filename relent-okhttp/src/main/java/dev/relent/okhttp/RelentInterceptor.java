@@ -39,7 +39,7 @@ import okhttp3.ResponseBody;
  * RelentInterceptor relent =
  *     RelentInterceptor.builder()
  *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
- *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+ *         .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))))
  *         .build();
  * OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();
  * }</pre>

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeoutException;
  * RelentHttpClient http =
  *     RelentHttpClient.builder(HttpClient.newHttpClient())
  *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
- *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+ *         .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))))
  *         .build();
  * RelentHttpResponse<String> response =
  *     http.send(request, BodyHandlers.ofString(), CallOptions.builder().withIdempotencyKey().build());

@@ -101,7 +101,7 @@ class RelentHttpClientTest {
                 .withPolicy(policy().build())
                 .withTime(time)
                 .withLogger(log)
-                .onEvent(events::add))
+                .withExecutor(x -> x.onEvent(events::add)))
         .build();
   }
 
@@ -509,8 +509,8 @@ class RelentHttpClientTest {
         server()
             .respond(200, "X-RateLimit-Remaining: 0", "X-RateLimit-Reset: 5", "body:last")
             .respond(200, "body:after");
-    RelentHttpClient first = client(b -> b.withPacer(pacer));
-    RelentHttpClient second = client(b -> b.withPacer(pacer));
+    RelentHttpClient first = client(b -> b.withExecutor(x -> x.withPacer(pacer)));
+    RelentHttpClient second = client(b -> b.withExecutor(x -> x.withPacer(pacer)));
     assertThat(first.send(get(server.uri("/a")), BodyHandlers.ofString()).body()).isEqualTo("last");
     assertThat(sleeper.waits()).isEmpty();
     // The second client has sent nothing yet, but the server's "0 left" holds it back 5 s.
