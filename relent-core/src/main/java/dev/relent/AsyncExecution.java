@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.time.Durations;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -24,7 +25,7 @@ final class AsyncExecution<R> extends Execution<R> {
   private final CompletableFuture<R> promise = new CompletableFuture<>();
 
   private Future<?> timer;
-  private CompletableFuture<Void> slotWaiter;
+  private CompletableFuture<ConcurrencyLimit.Permit> slotWaiter;
   private CompletableFuture<? extends R> inFlight;
   private long reservedStart = Long.MIN_VALUE;
 
@@ -69,15 +70,15 @@ final class AsyncExecution<R> extends Execution<R> {
         return;
       }
     }
-    if (x.limit != null && !x.limit.tryAcquire()) {
+    if (x.limit != null && !x.limit.tryAcquireSlot()) {
       awaitSlot(now);
       return;
     }
-    holdSlotThenPace(now);
+    holdSlotThenPace(now, null);
   }
 
   private void awaitSlot(long now) {
-    CompletableFuture<Void> waiter = x.limit.acquireAsync();
+    CompletableFuture<ConcurrencyLimit.Permit> waiter = x.limit.acquireAsync();
     Future<?> timeout =
         x.scheduler.schedule(
             () -> {
@@ -94,18 +95,21 @@ final class AsyncExecution<R> extends Execution<R> {
       timer = timeout;
     }
     waiter.whenComplete(
-        (ok, t) -> {
+        (permit, t) -> {
           if (t == null) {
             timeout.cancel(false);
-            holdSlotThenPace(x.ticker.read());
+            holdSlotThenPace(x.ticker.read(), permit);
           }
         });
   }
 
-  private void holdSlotThenPace(long now) {
+  /**
+   * Goes on holding the slot: {@code permit} if it was awaited, otherwise the one taken at once.
+   */
+  private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
     long wait;
     synchronized (this) {
-      slotHeld = x.limit != null;
+      slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
       if (promise.isDone()) {
         releaseGuards();

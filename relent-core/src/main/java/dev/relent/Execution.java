@@ -1,7 +1,9 @@
 package dev.relent;
 
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
@@ -23,6 +25,15 @@ class Execution<R> implements AttemptContext {
   /** {@link #onOutcome} result: return the result. */
   static final long DONE = -1;
 
+  /**
+   * Marks a slot taken with {@link ConcurrencyLimit#tryAcquireSlot()}, given back with {@link
+   * ConcurrencyLimit#releaseSlot()}; never released itself.
+   */
+  static final ConcurrencyLimit.Permit TAKEN_AT_ONCE =
+      () -> {
+        throw new AssertionError("a slot taken at once is given back with releaseSlot()");
+      };
+
   /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
   static final long FAILED = -2;
 
@@ -37,7 +48,10 @@ class Execution<R> implements AttemptContext {
   long attemptTimeoutNanos;
   long prevDelayNanos;
   boolean permitHeld;
-  boolean slotHeld;
+  // The concurrency slot held: TAKEN_AT_ONCE (taken with the allocation-free pair), the permit got
+  // after a wait, or null. One field in place of the old flag, so that an asynchronous execution,
+  // allocated per call, gains none.
+  ConcurrencyLimit.Permit slot;
 
   R lastResult;
   Throwable lastFailure;
@@ -70,7 +84,7 @@ class Execution<R> implements AttemptContext {
     attemptTimeoutNanos = 0;
     prevDelayNanos = 0;
     permitHeld = false;
-    slotHeld = false;
+    slot = null;
     busy = true;
   }
 
@@ -93,13 +107,18 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        if (x.limit != null && !x.limit.tryAcquire()) {
-          if (!x.limit.acquire(Math.max(0L, deadlineAt - now))) {
-            throw giveUp(concurrencyRefusal(x.ticker.read()));
+        if (x.limit != null) {
+          if (x.limit.tryAcquireSlot()) {
+            slot = TAKEN_AT_ONCE;
+          } else {
+            Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
+            slot = x.limit.acquire(wait).orElse(null);
+            if (slot == null) {
+              throw giveUp(concurrencyRefusal(x.ticker.read()));
+            }
+            now = x.ticker.read();
           }
-          now = x.ticker.read();
         }
-        slotHeld = x.limit != null;
         long wait = pace(now);
         if (wait == FAILED) {
           throw failure;
@@ -439,9 +458,13 @@ class Execution<R> implements AttemptContext {
   }
 
   final void releaseSlot() {
-    if (slotHeld) {
-      slotHeld = false;
-      x.limit.release();
+    ConcurrencyLimit.Permit held = slot;
+    if (held == TAKEN_AT_ONCE) {
+      slot = null;
+      x.limit.releaseSlot();
+    } else if (held != null) {
+      slot = null;
+      held.release();
     }
   }
 

@@ -10,6 +10,9 @@ import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.time.Clock;
+import dev.relent.time.Ticker;
+import dev.relent.time.TimeSource;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -134,12 +137,12 @@ final class Pipelines {
 
   private static Calls relent(boolean full, Operation op) {
     RelentExecutor.Builder<String> builder =
-        RelentExecutor.builder(relentPolicy())
+        RelentExecutor.<String>builder(relentPolicy())
             // Full jitter times 0 is a zero backoff: no sleep, and no scheduled task, between
             // attempts.
-            .withRandom(() -> 0.0)
-            .withSleeper(nanos -> {})
-            .withScheduler(Inline.RELENT);
+            .withTime(
+                TimeSource.of(
+                    Ticker.system(), Clock.system(), nanos -> {}, Inline.RELENT, () -> 0.0));
     List<Object> guards = List.of();
     if (full) {
       CircuitBreaker breaker = relentBreaker();
@@ -236,7 +239,7 @@ final class Pipelines {
   // ---------------------------------------------------------------------------------- Failsafe
 
   static dev.failsafe.RetryPolicy<String> failsafeRetryPolicy() {
-    return dev.failsafe.RetryPolicy.builder()
+    return dev.failsafe.RetryPolicy.<String>builder()
         .withMaxRetries(MAX_RETRIES)
         .build(); // the default delay is zero (withDelay refuses it)
   }

@@ -105,7 +105,7 @@ public final class ScaleCheck {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     RelentExecutor<String> executor =
-        RelentExecutor.builder(
+        RelentExecutor.<String>builder(
                 RetryPolicy.builder()
                     .withMaxRetries(1)
                     .withDeadline(Duration.ofMinutes(5))

@@ -114,7 +114,7 @@ class PipelinesTest {
     // Relent
     assertThat(Pipelines.relentPolicy().config().maxRetries()).isEqualTo(3);
     Pacer pacer = Pipelines.relentPacer();
-    assertThat(pacer.intervalNanos()).isEqualTo(1);
+    assertThat(pacer.interval()).isEqualTo(Duration.ofNanos(1));
     assertThat(pacer.burst()).isEqualTo(Integer.MAX_VALUE);
 
     // Resilience4j

@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Turns the executor's events into one record per attempt, for {@code --verbose} (one line on
@@ -157,11 +156,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         break;
       case FAILURE:
         RelentException e = event.exception().orElse(null);
-        close(
-            event,
-            "stop",
-            -1,
-            e == null ? null : e.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        close(event, "stop", -1, e == null ? null : Format.slug(e.reason()));
         break;
       default:
         break;
@@ -188,8 +183,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
           failure instanceof HttpFaultException
               ? ((HttpFaultException) failure).fault()
               : Fault.classify(failure);
-      fault =
-          f == null ? "not-a-network-fault" : f.name().toLowerCase(Locale.ROOT).replace('_', '-');
+      fault = f == null ? "not-a-network-fault" : Format.slug(f);
     }
     Verdict verdict = event.verdict().orElse(null);
     return new Attempt(
@@ -202,7 +196,7 @@ final class AttemptRecorder implements RelentListener<HttpResponse<?>> {
         requestId,
         waitHeaders,
         via,
-        verdict == null ? null : verdict.kind().name().toLowerCase(Locale.ROOT),
+        verdict == null ? null : Format.slug(verdict.kind()),
         verdict == null ? null : verdict.rule(),
         event.hint().map(ServerHint::source).map(this::scrub).orElse(null),
         null,

@@ -14,9 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -44,6 +42,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "batch",
     mixinStandardHelpOptions = true,
+    defaultValueProvider = RetryOptions.Defaults.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
     description = {
@@ -74,7 +73,6 @@ final class BatchCommand implements Callable<Integer> {
       names = "--rate",
       required = true,
       paramLabel = "RATE",
-      converter = Rate.Converter.class,
       description =
           "Starts per unit of time for the whole queue, retries included, e.g. 90/min. 429s and"
               + " rate-limit headers slow it further.")
@@ -92,7 +90,6 @@ final class BatchCommand implements Callable<Integer> {
   @Option(
       names = "--batch-deadline",
       paramLabel = "DURATION",
-      converter = DurationConverter.class,
       description =
           "Time limit of the whole run: after it no attempt starts and what is left is recorded"
               + " as not sent (exit 5). Default: none.")
@@ -121,11 +118,10 @@ final class BatchCommand implements Callable<Integer> {
       names = "--progress",
       paramLabel = "auto|bar|lines|off",
       defaultValue = "auto",
-      converter = ProgressConverter.class,
       description =
           "Progress on stderr: a bar on a terminal, a line every 5 s otherwise (auto). Default"
               + " auto.")
-  String progress;
+  BatchDisplay.Mode progress;
 
   /** Monotonic time; replaced by tests. */
   Ticker ticker = Ticker.system();
@@ -150,12 +146,11 @@ final class BatchCommand implements Callable<Integer> {
     if (concurrency < 1 || concurrency > 1024) {
       throw new UsageError(cli, "--concurrency must be 1 to 1024: " + concurrency);
     }
-    if (batchDeadline != null && (batchDeadline.isZero() || batchDeadline.isNegative())) {
-      throw new UsageError(
-          cli, "--batch-deadline must be more than 0: " + Format.duration(batchDeadline));
+    if (batchDeadline != null) {
+      UsageError.requirePositive(cli, "--batch-deadline", batchDeadline);
     }
-    checkWritable(cli, "--journal", journalFile);
-    checkWritable(cli, "--out", outFile);
+    UsageError.requireWritable(cli, "--journal", journalFile);
+    UsageError.requireWritable(cli, "--out", outFile);
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
@@ -274,13 +269,7 @@ final class BatchCommand implements Callable<Integer> {
     }
     try {
       if (journal != null) {
-        Map<String, Object> rec = new LinkedHashMap<>();
-        rec.put("rec", "run");
-        rec.put("run", (long) journal.runs() + 1);
-        rec.put("at", now());
-        rec.put("requests", (long) parsed.requests().size());
-        rec.put("finished_before", (long) earlier.size());
-        journal.append(rec);
+        journal.runStarted(now(), parsed.requests().size(), earlier.size());
       }
       BatchRun run =
           new BatchRun(
@@ -292,7 +281,8 @@ final class BatchCommand implements Callable<Integer> {
               ticker,
               clock,
               redactor);
-      BatchDisplay.Live live = new BatchDisplay.Live(run, err, mode(), lineEvery, "relent batch: ");
+      BatchDisplay.Live live =
+          new BatchDisplay.Live(run, err, progress, lineEvery, "relent batch: ");
       CountDownLatch ended = new CountDownLatch(1);
       Thread hook = null;
       if (shutdownHook) {
@@ -318,14 +308,9 @@ final class BatchCommand implements Callable<Integer> {
         live.finish();
         int code = exitCode(run, parsed.problems().size(), earlier);
         if (journal != null) {
-          Map<String, Object> rec = new LinkedHashMap<>();
-          rec.put("rec", "end");
-          rec.put("run", (long) journal.runs() + 1);
-          rec.put("at", now());
-          rec.put("exit_code", (long) code);
-          rec.put("stopped", run.stopReason() == null ? null : run.stopReason().name);
           try {
-            journal.append(rec);
+            journal.runEnded(
+                now(), code, run.stopReason() == null ? null : Format.slug(run.stopReason()));
           } catch (IOException e) {
             err.println("relent batch: cannot write the journal: " + e.getMessage());
             code = ExitCodes.ERROR;
@@ -368,7 +353,7 @@ final class BatchCommand implements Callable<Integer> {
 
   private static int countNotSent(BatchRun run) {
     int n = 0;
-    for (BatchRun.Job j : run.jobs()) {
+    for (BatchRecorder.Job j : run.jobs()) {
       if (j.item != null && j.item.outcome().equals("not-sent")) {
         n++;
       }
@@ -388,9 +373,9 @@ final class BatchCommand implements Callable<Integer> {
     boolean error = false;
     List<Integer> codes = new ArrayList<>();
     for (Map<String, Object> m : earlier) {
-      codes.add(BatchRun.exitCodeOf(String.valueOf(m.get("outcome"))));
+      codes.add(ExitCodes.of(String.valueOf(m.get("outcome"))));
     }
-    for (BatchRun.Job j : run.jobs()) {
+    for (BatchRecorder.Job j : run.jobs()) {
       if (j.item != null) {
         codes.add(j.item.exitCode());
       }
@@ -424,41 +409,11 @@ final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  private BatchDisplay.Mode mode() {
-    return BatchDisplay.Mode.of(progress);
-  }
-
   private String now() {
     return Instant.ofEpochMilli(clock.millis()).toString();
   }
 
-  private static void checkWritable(CommandLine cli, String flag, Path file) {
-    if (file == null) {
-      return;
-    }
-    Path dir = file.toAbsolutePath().getParent();
-    if (dir != null && !Files.isDirectory(dir)) {
-      throw new UsageError(cli, flag + " " + file + ": the directory " + dir + " does not exist");
-    }
-    if (Files.isDirectory(file)) {
-      throw new UsageError(cli, flag + " " + file + ": is a directory; give a file name");
-    }
-  }
-
   private static boolean sameFile(Path a, Path b) {
     return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
-  }
-
-  /** Reads {@code auto}, {@code bar}, {@code lines} or {@code off}. */
-  static final class ProgressConverter implements CommandLine.ITypeConverter<String> {
-    @Override
-    public String convert(String value) {
-      String v = value.trim().toLowerCase(Locale.ROOT);
-      if (v.equals("auto") || v.equals("bar") || v.equals("lines") || v.equals("off")) {
-        return v;
-      }
-      throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a progress mode; use auto, bar, lines or off");
-    }
   }
 }

@@ -10,11 +10,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 
 /**
  * What {@code relent batch} shows people: the live progress (a bar redrawn in place on a terminal,
  * plain lines otherwise) and the closing summary. The texts are pure functions of a {@link
- * BatchRun.Snapshot} or a finished run; the progress thread only decides when to print them.
+ * BatchTimeline.Snapshot} or a finished run; the progress thread only decides when to print them.
  */
 final class BatchDisplay {
   private BatchDisplay() {}
@@ -28,17 +29,23 @@ final class BatchDisplay {
     /** Nothing. */
     OFF;
 
-    /** {@code bar}, {@code lines}, {@code off}, or {@code auto}: a bar on a terminal. */
-    static Mode of(String name) {
-      switch (name) {
-        case "bar":
-          return BAR;
-        case "lines":
-          return LINES;
-        case "off":
-          return OFF;
-        default:
-          return System.console() != null ? BAR : LINES;
+    /** Reads {@code bar}, {@code lines}, {@code off}, or {@code auto}: a bar on a terminal. */
+    static final class Converter implements CommandLine.ITypeConverter<Mode> {
+      @Override
+      public Mode convert(String value) {
+        switch (value.trim().toLowerCase(Locale.ROOT)) {
+          case "auto":
+            return System.console() != null ? BAR : LINES;
+          case "bar":
+            return BAR;
+          case "lines":
+            return LINES;
+          case "off":
+            return OFF;
+          default:
+            throw new CommandLine.TypeConversionException(
+                "'" + value + "' is not a progress mode; use auto, bar, lines or off");
+        }
       }
     }
   }
@@ -46,7 +53,7 @@ final class BatchDisplay {
   private static final int BAR_WIDTH = 24;
 
   /** The bar: {@code [#####-----] 12/27 3 in flight 2 waiting 1 failed 7.9/s ETA 2 s}. */
-  static String bar(BatchRun.Snapshot s, Duration interval) {
+  static String bar(BatchTimeline.Snapshot s, Duration interval) {
     int total = Math.max(1, s.total());
     int ended = s.done() + s.unfinished();
     int fill = (int) ((long) ended * BAR_WIDTH / total);
@@ -64,7 +71,7 @@ final class BatchDisplay {
   }
 
   /** A plain line: {@code 12/27 done, 3 in flight, 2 waiting, 1 failed; 7.9/s; ETA 2 s}. */
-  static String line(BatchRun.Snapshot s, Duration interval) {
+  static String line(BatchTimeline.Snapshot s, Duration interval) {
     return String.format(
         Locale.ROOT,
         "%d/%d done, %d in flight, %d waiting, %d failed; %s/s; %s elapsed, ETA %s",
@@ -79,13 +86,13 @@ final class BatchDisplay {
   }
 
   /** Requests ended per second so far. */
-  static double rate(BatchRun.Snapshot s) {
+  static double rate(BatchTimeline.Snapshot s) {
     double seconds = s.elapsedNanos() / 1e9;
     return seconds <= 0 ? 0 : (s.done() + s.unfinished()) / seconds;
   }
 
   /** Time left: the rate seen so far, or the pace before there is one. */
-  static String eta(BatchRun.Snapshot s, Duration interval) {
+  static String eta(BatchTimeline.Snapshot s, Duration interval) {
     int left = s.total() - s.done() - s.unfinished();
     if (left <= 0) {
       return "0 s";
@@ -143,7 +150,7 @@ final class BatchDisplay {
     }
 
     private synchronized void draw() {
-      BatchRun.Snapshot s = run.snapshot();
+      BatchTimeline.Snapshot s = run.timeline().snapshot();
       Duration interval = run.settings().rate().interval();
       if (mode == Mode.BAR) {
         String text = bar(s, interval);
@@ -185,7 +192,7 @@ final class BatchDisplay {
    */
   static void summary(
       PrintWriter out, String title, BatchRun run, int finishedBefore, int skippedLines) {
-    List<BatchRun.Job> jobs = run.jobs();
+    List<BatchRecorder.Job> jobs = run.jobs();
     int firstAttempts = 0;
     int attempts = 0;
     int successes = 0;
@@ -193,8 +200,8 @@ final class BatchDisplay {
     int notFinished = 0;
     Map<String, Integer> failuresByOutcome = new TreeMap<>();
     Map<String, Integer> openByOutcome = new TreeMap<>();
-    for (BatchRun.Job j : jobs) {
-      BatchRun.Item item = j.item;
+    for (BatchRecorder.Job j : jobs) {
+      BatchRecorder.Item item = j.item;
       attempts += j.attempts.size();
       if (!j.attempts.isEmpty()) {
         firstAttempts++;
@@ -214,7 +221,7 @@ final class BatchDisplay {
     }
     int retries = attempts - firstAttempts;
     BatchRun.Settings settings = run.settings();
-    Duration elapsed = Duration.ofNanos(run.elapsedNanos());
+    Duration elapsed = Duration.ofNanos(run.timeline().elapsedNanos());
 
     out.printf(
         Locale.ROOT,
@@ -242,12 +249,12 @@ final class BatchDisplay {
     row(
         out,
         "429s seen",
-        run.tooManyRequests()
-            + (run.tooManyRequests() > 0
+        run.timeline().tooManyRequestsSeen()
+            + (run.timeline().tooManyRequestsSeen() > 0
                 ? " (each paused the shared pacer for every worker)"
                 : ""));
     row(out, "peak concurrency", concurrency(run));
-    row(out, "start spacing", spacing(run.starts(), settings.rate()));
+    row(out, "start spacing", spacing(run.timeline().starts(), settings.rate()));
     row(out, "elapsed vs plan", versusPlan(run, jobs.size(), elapsed, retries));
     if (run.stopReason() != null) {
       out.println("stopped: " + run.stopDetail());
@@ -298,8 +305,9 @@ final class BatchDisplay {
   /** {@code 4 in flight (limit 4); average 0.69 by Little's law (8/s x 87 ms per attempt)}. */
   static String concurrency(BatchRun run) {
     BatchRun.Settings settings = run.settings();
-    String peak = run.peakInFlight() + " in flight (limit " + settings.concurrency() + ")";
-    long mean = run.meanAttemptNanos();
+    String peak =
+        run.timeline().peakInFlight() + " in flight (limit " + settings.concurrency() + ")";
+    long mean = run.timeline().meanAttemptNanos();
     if (mean < 0) {
       return peak;
     }
@@ -317,7 +325,7 @@ final class BatchDisplay {
   /** {@code 5.49 s; the plan: at least 3.38 s for 27 at 480/min (+2.11 s: 8 retries, waits)}. */
   static String versusPlan(BatchRun run, int requests, Duration elapsed, int retries) {
     Rate rate = run.settings().rate();
-    Duration latency = Duration.ofNanos(Math.max(1L, run.meanAttemptNanos()));
+    Duration latency = Duration.ofNanos(Math.max(1L, run.timeline().meanAttemptNanos()));
     PlanCommand.Plan plan =
         PlanCommand.Plan.of(rate, rate, requests, latency, run.settings().concurrency(), null);
     long diff = elapsed.toNanos() - plan.minimumDuration().toNanos();

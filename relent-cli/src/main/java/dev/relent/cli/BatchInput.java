@@ -5,7 +5,6 @@ import dev.relent.http.Redactor;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -201,8 +200,8 @@ final class BatchInput {
     String method;
     Object m = o.get("method");
     if (m == null) {
-      method = body != null ? "POST" : "GET";
-    } else if (!(m instanceof String) || !CallCommand.isToken((String) m)) {
+      method = RequestParser.defaultMethod(body != null);
+    } else if (!(m instanceof String) || !RequestParser.isToken((String) m)) {
       throw problem(
           line,
           "method: expected an HTTP method such as GET, POST, PUT, PATCH, DELETE, got "
@@ -211,21 +210,12 @@ final class BatchInput {
       method = ((String) m).toUpperCase(Locale.ROOT);
     }
 
-    HttpRequest.Builder rb;
+    RequestParser request;
     try {
-      rb =
-          HttpRequest.newBuilder(uri)
-              .method(
-                  method,
-                  body == null
-                      ? HttpRequest.BodyPublishers.noBody()
-                      : HttpRequest.BodyPublishers.ofByteArray(body));
-    } catch (IllegalArgumentException e) {
+      request = new RequestParser(uri, method, body, redactor);
+    } catch (RequestParser.Invalid e) {
       throw problem(line, "method: the HTTP client cannot send " + method);
     }
-
-    String headerKey = null;
-    boolean contentType = false;
     Object h = o.get("headers");
     if (h != null) {
       if (!(h instanceof Map)) {
@@ -233,45 +223,15 @@ final class BatchInput {
             line, "headers: expected an object of name to string, got " + JsonTree.typeOf(h));
       }
       for (Map.Entry<?, ?> e : ((Map<?, ?>) h).entrySet()) {
-        String name = String.valueOf(e.getKey());
-        String where = "headers." + name;
-        if (!CallCommand.isToken(name)) {
-          throw problem(line, "headers: " + Json.quote(name) + " is not a header name");
-        }
-        // A value is never echoed: it may be a credential.
-        if (!(e.getValue() instanceof String)) {
-          throw problem(line, where + ": expected a string, got " + JsonTree.typeOf(e.getValue()));
-        }
-        String value = ((String) e.getValue()).trim();
-        if (name.equalsIgnoreCase(Idempotency.HEADER)) {
-          try {
-            headerKey = Idempotency.requireValidKey(value);
-          } catch (IllegalArgumentException ex) {
-            throw problem(line, where + ": " + ex.getMessage());
-          }
-          continue;
-        }
-        if (name.equalsIgnoreCase("Content-Type")) {
-          contentType = true;
-        }
-        try {
-          rb.header(name, value);
-        } catch (IllegalArgumentException ex) {
-          throw problem(
-              line,
-              where
-                  + ": "
-                  + (ex.getMessage() != null && ex.getMessage().contains("restricted")
-                      ? "the HTTP client sets this header itself; leave it out"
-                      : "the value has characters a header cannot carry"));
-        }
+        header(line, request, String.valueOf(e.getKey()), e.getValue());
       }
     }
-    if (jsonBody && !contentType) {
-      rb.header("Content-Type", "application/json");
+    if (jsonBody) {
+      request.headerUnlessGiven("Content-Type", "application/json");
     }
 
     KeyMode mode = KeyMode.AUTO;
+    String headerKey = request.headerKey();
     String key = headerKey;
     if (o.containsKey("idempotency_key")) {
       Object k = o.get("idempotency_key");
@@ -307,14 +267,28 @@ final class BatchInput {
     if (key != null) {
       mode = KeyMode.GIVEN;
     }
-    HttpRequest built;
     try {
-      built = rb.build();
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw problem(
-          line, "cannot build the request: " + redactor.text(String.valueOf(e.getMessage())));
+      return new Request(line, id, request.build(), mode, key, fingerprint(method, uri, body));
+    } catch (RequestParser.Invalid e) {
+      throw problem(line, e.getMessage());
     }
-    return new Request(line, id, built, mode, key, fingerprint(method, uri, body));
+  }
+
+  /** One entry of {@code headers}; a value is never echoed: it may be a credential. */
+  private void header(int line, RequestParser request, String name, Object value) throws Bad {
+    String where = "headers." + name;
+    // The name is checked before the value's type, so that its problem is the one reported.
+    if (!RequestParser.isToken(name)) {
+      throw problem(line, "headers: " + Json.quote(name) + " is not a header name");
+    }
+    if (!(value instanceof String)) {
+      throw problem(line, where + ": expected a string, got " + JsonTree.typeOf(value));
+    }
+    try {
+      request.header(name, ((String) value).trim());
+    } catch (RequestParser.Invalid e) {
+      throw problem(line, where + ": " + e.getMessage());
+    }
   }
 
   private String id(int line, Object id, boolean present) throws Bad {
@@ -347,32 +321,11 @@ final class BatchInput {
     if (!(url instanceof String)) {
       throw problem(line, "url: expected a string, got " + JsonTree.typeOf(url));
     }
-    String text = (String) url;
-    URI uri;
     try {
-      uri = new URI(text);
-    } catch (URISyntaxException e) {
-      throw problem(
-          line,
-          "url: not valid ("
-              + redactor.text(e.getReason())
-              + " at index "
-              + e.getIndex()
-              + "); use "
-              + CallCommand.URL_FORMS);
+      return RequestParser.uri((String) url, redactor);
+    } catch (RequestParser.Invalid e) {
+      throw problem(line, "url: " + e.getMessage());
     }
-    String scheme = uri.getScheme();
-    if (scheme == null
-        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-        || uri.getHost() == null) {
-      throw problem(
-          line,
-          "url: '"
-              + redactor.uri(text)
-              + "' is not an http(s) URL with a host; use "
-              + CallCommand.URL_FORMS);
-    }
-    return uri;
   }
 
   private static String fingerprint(String method, URI uri, byte[] body) {

@@ -300,6 +300,54 @@ final class BatchJournal implements Closeable {
     keys.putIfAbsent(id, new Key(key, fingerprint));
   }
 
+  /**
+   * Journals the start of this run: its number, when, the requests of the input and how many of
+   * them finished in earlier runs.
+   *
+   * @throws IOException if it cannot be written or forced
+   */
+  void runStarted(String at, int requests, int finishedBefore) throws IOException {
+    Map<String, Object> rec = ofThisRun("run", at);
+    rec.put("requests", (long) requests);
+    rec.put("finished_before", (long) finishedBefore);
+    append(rec);
+  }
+
+  /**
+   * Journals how a request ended: {@code done} for a final outcome (a resumed run skips the id),
+   * {@code open} otherwise.
+   *
+   * @throws IOException if it cannot be written or forced
+   */
+  void outcome(String id, boolean isFinal, Map<String, Object> result) throws IOException {
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("rec", isFinal ? "done" : "open");
+    rec.put("id", id);
+    rec.put("result", result);
+    append(rec);
+  }
+
+  /**
+   * Journals the end of this run: when, its exit code and why it stopped, if it did.
+   *
+   * @param stopped the reason, e.g. {@code quota}, or null
+   * @throws IOException if it cannot be written or forced
+   */
+  void runEnded(String at, int exitCode, String stopped) throws IOException {
+    Map<String, Object> rec = ofThisRun("end", at);
+    rec.put("exit_code", (long) exitCode);
+    rec.put("stopped", stopped);
+    append(rec);
+  }
+
+  private Map<String, Object> ofThisRun(String type, String at) {
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("rec", type);
+    rec.put("run", (long) runs + 1);
+    rec.put("at", at);
+    return rec;
+  }
+
   /** The key journaled for an id, or null. */
   synchronized Key keyOf(String id) {
     return keys.get(id);

@@ -1,14 +1,9 @@
 package dev.relent.cli;
 
-import dev.relent.Jitter;
-import dev.relent.RelentException;
 import dev.relent.http.CallOptions;
-import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
-import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpClient;
-import dev.relent.http.RelentHttpResponse;
 import dev.relent.time.Clock;
 import dev.relent.time.Scheduler;
 import dev.relent.time.Sleeper;
@@ -19,7 +14,6 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -29,7 +23,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,6 +45,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "call",
     mixinStandardHelpOptions = true,
+    defaultValueProvider = RetryOptions.Defaults.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
     description = {
@@ -71,7 +65,6 @@ import picocli.CommandLine.Parameters;
           + " --idempotency-key auto https://api.example.com/v1/orders"
     })
 final class CallCommand implements Callable<Integer> {
-  static final String URL_FORMS = "http://host[:port]/path or https://host[:port]/path";
   static final String KEY_FORMS = "auto, or 1 to 255 visible ASCII characters";
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -163,7 +156,15 @@ final class CallCommand implements Callable<Integer> {
     recorder.use(http.outcomes());
     long startedAtMillis = clock.millis();
     recorder.begin();
-    CallOutcome outcome = send(http, settings);
+    CallOutcome outcome =
+        CallOutcome.of(
+            () ->
+                http.send(
+                    settings.request(),
+                    HttpResponse.BodyHandlers.ofByteArray(),
+                    settings.options()),
+            redactor,
+            true);
     long elapsedNanos = recorder.elapsedNanos();
 
     int code = outcome.exitCode();
@@ -194,32 +195,6 @@ final class CallCommand implements Callable<Integer> {
     return code;
   }
 
-  /** Sends the request and turns every way it can end into an outcome; never throws. */
-  private CallOutcome send(RelentHttpClient http, CallSettings settings) {
-    try {
-      RelentHttpResponse<byte[]> response =
-          http.send(
-              settings.request(), HttpResponse.BodyHandlers.ofByteArray(), settings.options());
-      return CallOutcome.of(response, redactor);
-    } catch (NotRetriedWriteException e) {
-      return CallOutcome.notResent(e);
-    } catch (HttpFaultException e) {
-      return CallOutcome.faultNotRetried(e);
-    } catch (RelentException e) {
-      return CallOutcome.gaveUp(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return CallOutcome.error("interrupted", "interrupted; no further attempt is made", null);
-    } catch (IOException | RuntimeException e) {
-      return CallOutcome.error(
-          "error",
-          "unexpected error: "
-              + e.getClass().getSimpleName()
-              + (e.getMessage() == null ? "" : ": " + redactor.text(e.getMessage())),
-          null);
-    }
-  }
-
   private HttpClient jdkClient(URI uri) {
     // Plain http stays on HTTP/1.1 (no h2c upgrade dance); https negotiates HTTP/2 by ALPN.
     boolean tls = uri.getScheme().equalsIgnoreCase("https");
@@ -234,42 +209,31 @@ final class CallCommand implements Callable<Integer> {
 
   /** Everything the flags say, checked; a wrong value is a usage error naming the flag. */
   private CallSettings settings() {
-    URI uri = uri();
-    retry.validate(spec.commandLine());
-    if (report != null) {
-      Path dir = report.toAbsolutePath().getParent();
-      if (dir != null && !Files.isDirectory(dir)) {
-        throw usage("--report " + report + ": the directory " + dir + " does not exist");
-      }
-      if (Files.isDirectory(report)) {
-        throw usage("--report " + report + ": is a directory; give a file name");
-      }
+    URI uri;
+    try {
+      uri = RequestParser.uri(url, redactor);
+    } catch (RequestParser.Invalid e) {
+      throw usage(
+          e.part() == RequestParser.Invalid.Part.URL
+              ? "the URL is " + e.getMessage()
+              : e.getMessage() + " (quote it in the shell when it has & or ?)");
     }
+    retry.validate(spec.commandLine());
+    UsageError.requireWritable(spec.commandLine(), "--report", report);
     byte[] body = body();
-    String m = method != null ? method : body != null ? "POST" : "GET";
-    if (!isToken(m)) {
+    String m = method != null ? method : RequestParser.defaultMethod(body != null);
+    if (!RequestParser.isToken(m)) {
       throw usage(
           "-X "
               + Json.quote(m)
               + " is not an HTTP method; use a token such as GET, POST, PUT, PATCH, DELETE");
     }
-
-    HttpRequest.Builder request;
+    RequestParser request;
     try {
-      request =
-          HttpRequest.newBuilder(uri)
-              .method(
-                  m,
-                  body == null
-                      ? HttpRequest.BodyPublishers.noBody()
-                      : HttpRequest.BodyPublishers.ofByteArray(body));
-    } catch (IllegalArgumentException e) {
-      // The JDK client refuses some methods (CONNECT) and some URLs; say which, without secrets.
-      throw usage(
-          "cannot send " + m + " " + redactor.uri(uri) + ": " + redactor.text(e.getMessage()));
+      request = new RequestParser(uri, m, body, redactor);
+    } catch (RequestParser.Invalid e) {
+      throw usage("cannot send " + m + " " + redactor.uri(uri) + ": " + e.getMessage());
     }
-    List<String> names = new ArrayList<>();
-    String headerKey = null;
     for (int i = 0; i < headers.size(); i++) {
       String h = headers.get(i);
       int colon = h.indexOf(':');
@@ -279,92 +243,56 @@ final class CallCommand implements Callable<Integer> {
         throw usage(where + " has no colon; use 'Name: value', e.g. -H 'Accept: application/json'");
       }
       String name = h.substring(0, colon).trim();
-      String value = h.substring(colon + 1).trim();
-      if (!isToken(name)) {
-        throw usage(
-            where
-                + " has no valid header name before the colon; use 'Name: value', e.g. -H"
-                + " 'Accept: application/json'");
-      }
-      if (name.equalsIgnoreCase(Idempotency.HEADER)) {
-        try {
-          headerKey = Idempotency.requireValidKey(value);
-        } catch (IllegalArgumentException e) {
-          throw usage(where + " (" + Idempotency.HEADER + "): " + e.getMessage());
+      try {
+        request.header(name, h.substring(colon + 1).trim());
+      } catch (RequestParser.Invalid e) {
+        switch (e.part()) {
+          case HEADER_NAME:
+            throw usage(
+                where
+                    + " has no valid header name before the colon; use 'Name: value', e.g. -H"
+                    + " 'Accept: application/json'");
+          case KEY:
+            throw usage(where + " (" + Idempotency.HEADER + "): " + e.getMessage());
+          default:
+            throw usage(where + " (" + name + "): " + e.getMessage());
         }
       }
-      try {
-        request.header(name, value);
-      } catch (IllegalArgumentException e) {
-        throw usage(
-            where
-                + " ("
-                + name
-                + "): "
-                + (e.getMessage() != null && e.getMessage().contains("restricted")
-                    ? "the HTTP client sets this header itself; leave it out"
-                    : "the value has characters a header cannot carry"));
-      }
-      names.add(name);
     }
 
-    CallOptions.Builder options = CallOptions.builder();
-    String key = headerKey;
+    String key = request.headerKey();
     if (idempotencyKey != null) {
-      if (headerKey != null) {
+      if (key != null) {
         throw usage(
             "--idempotency-key and -H '"
                 + Idempotency.HEADER
                 + ": …' both give a key; give it once");
       }
-      if (idempotencyKey.equals("auto")) {
-        key = Idempotency.newKey();
-      } else {
-        try {
-          key = Idempotency.requireValidKey(idempotencyKey);
-        } catch (IllegalArgumentException e) {
-          throw usage("--idempotency-key: " + e.getMessage() + "; use " + KEY_FORMS);
-        }
+      try {
+        key =
+            idempotencyKey.equals("auto")
+                ? Idempotency.newKey()
+                : Idempotency.requireValidKey(idempotencyKey);
+      } catch (IllegalArgumentException e) {
+        throw usage("--idempotency-key: " + e.getMessage() + "; use " + KEY_FORMS);
       }
+    }
+    CallOptions.Builder options = CallOptions.builder();
+    if (key != null) {
       options.withIdempotencyKey(key);
-    } else if (headerKey == null) {
+    } else {
       options.withoutIdempotencyKey();
     }
-    HttpRequest built;
     try {
-      built = request.build();
-    } catch (IllegalArgumentException e) {
-      throw usage("cannot build the request: " + redactor.text(e.getMessage()));
+      return new CallSettings(
+          request.build(),
+          options.build(),
+          key,
+          request.headerNames(),
+          body == null ? -1 : body.length);
+    } catch (RequestParser.Invalid e) {
+      throw usage(e.getMessage());
     }
-    return new CallSettings(
-        built, options.build(), key, List.copyOf(names), body == null ? -1 : body.length);
-  }
-
-  private URI uri() {
-    URI uri;
-    try {
-      uri = new URI(url);
-    } catch (URISyntaxException e) {
-      throw usage(
-          "the URL is not valid ("
-              + redactor.text(e.getReason())
-              + " at index "
-              + e.getIndex()
-              + "); use "
-              + URL_FORMS);
-    }
-    String scheme = uri.getScheme();
-    if (scheme == null
-        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-        || uri.getHost() == null) {
-      throw usage(
-          "'"
-              + redactor.uri(url)
-              + "' is not an http(s) URL with a host; use "
-              + URL_FORMS
-              + " (quote it in the shell when it has & or ?)");
-    }
-    return uri;
   }
 
   private byte[] body() {
@@ -396,24 +324,6 @@ final class CallCommand implements Callable<Integer> {
     }
   }
 
-  static boolean isToken(String s) {
-    if (s.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   private UsageError usage(String message) {
     return new UsageError(spec.commandLine(), message);
   }
@@ -425,24 +335,4 @@ final class CallCommand implements Callable<Integer> {
       String key,
       List<String> headerNames,
       long bodyBytes) {}
-
-  /** Reads {@code full}, {@code equal}, {@code decorrelated} or {@code none}, in any case. */
-  static final class JitterConverter implements CommandLine.ITypeConverter<Jitter> {
-    static final String FORMS = "full, equal, decorrelated or none";
-
-    @Override
-    public Jitter convert(String value) {
-      for (Jitter j : Jitter.values()) {
-        if (j.name().equalsIgnoreCase(value.trim())) {
-          return j;
-        }
-      }
-      throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a jitter kind; use " + FORMS);
-    }
-
-    static String name(Jitter jitter) {
-      return jitter.name().toLowerCase(Locale.ROOT);
-    }
-  }
 }

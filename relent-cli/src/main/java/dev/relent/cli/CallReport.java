@@ -7,8 +7,6 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import dev.relent.http.Redactor;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +65,7 @@ final class CallReport {
       g.writeNumberField("max_retries", flags.retry.maxRetries);
       millis(g, "base_ms", flags.retry.base.toNanos());
       millis(g, "cap_ms", flags.retry.cap.toNanos());
-      g.writeStringField("jitter", CallCommand.JitterConverter.name(flags.retry.jitter));
+      g.writeStringField("jitter", Format.slug(flags.retry.jitter));
       millis(g, "timeout_ms", flags.retry.timeout.toNanos());
       millis(g, "deadline_ms", flags.retry.deadline.toNanos());
       millis(
@@ -133,8 +131,7 @@ final class CallReport {
 
   /** Milliseconds with at most three decimals (microseconds), no exponent, no trailing zeros. */
   private static void millis(JsonGenerator g, String field, long nanos) throws IOException {
-    BigDecimal ms = BigDecimal.valueOf(nanos).movePointLeft(6).setScale(3, RoundingMode.HALF_UP);
-    g.writeNumberField(field, ms.stripTrailingZeros());
+    g.writeNumberField(field, Format.jsonMillis(nanos));
   }
 
   private static void optionalInt(JsonGenerator g, String field, int value) throws IOException {

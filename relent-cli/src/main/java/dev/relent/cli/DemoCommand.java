@@ -67,9 +67,8 @@ final class DemoCommand implements Callable<Integer> {
       names = "--progress",
       paramLabel = "auto|bar|lines|off",
       defaultValue = "auto",
-      converter = BatchCommand.ProgressConverter.class,
       description = "Progress: a bar on a terminal, a line a second otherwise (auto).")
-  String progress;
+  BatchDisplay.Mode progress;
 
   /** The claims checked, with their results; for tests. */
   final List<Claim> claims = new ArrayList<>();
@@ -179,7 +178,7 @@ final class DemoCommand implements Callable<Integer> {
               Clock.system(),
               redactor);
       BatchDisplay.Live live =
-          new BatchDisplay.Live(run, err, mode(), Duration.ofSeconds(1), "progress: ");
+          new BatchDisplay.Live(run, err, progress, Duration.ofSeconds(1), "progress: ");
       live.start();
       run.run();
       live.finish();
@@ -190,7 +189,7 @@ final class DemoCommand implements Callable<Integer> {
 
     out.println();
     out.println("What happened to a few of them (t = since the batch began):");
-    for (BatchRun.Job job : interesting(run)) {
+    for (BatchRecorder.Job job : interesting(run)) {
       timeline(out, job);
     }
     out.println();
@@ -263,10 +262,10 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** The requests worth a timeline: the first of each kind of trouble, and the two writes. */
-  private static List<BatchRun.Job> interesting(BatchRun run) {
-    List<BatchRun.Job> picked = new ArrayList<>();
+  private static List<BatchRecorder.Job> interesting(BatchRun run) {
+    List<BatchRecorder.Job> picked = new ArrayList<>();
     Set<String> kinds = new HashSet<>();
-    for (BatchRun.Job j : run.jobs()) {
+    for (BatchRecorder.Job j : run.jobs()) {
       String kind = null;
       if (j.request.id().equals("report") || j.request.id().equals("legacy-pay")) {
         kind = j.request.id();
@@ -282,14 +281,14 @@ final class DemoCommand implements Callable<Integer> {
     return picked;
   }
 
-  private void timeline(PrintWriter out, BatchRun.Job job) {
+  private void timeline(PrintWriter out, BatchRecorder.Job job) {
     URI uri = job.request.request().uri();
     String key =
         job.key != null
             ? "  Idempotency-Key " + job.key.substring(0, Math.min(8, job.key.length())) + "…"
             : job.request.method().equals("POST") ? "  (no Idempotency-Key)" : "";
     out.println("  " + job.request.id() + "  " + job.request.method() + " " + uri.getPath() + key);
-    for (BatchRun.Attempt a : job.attempts) {
+    for (BatchRecorder.Attempt a : job.attempts) {
       String what = a.outcome == null ? "?" : a.outcome;
       if (a.replayed) {
         what += ", replayed";
@@ -305,7 +304,7 @@ final class DemoCommand implements Callable<Integer> {
           what,
           decision(job, a));
     }
-    BatchRun.Item item = job.item;
+    BatchRecorder.Item item = job.item;
     if (item != null && item.outcome().equals("not-resent")) {
       out.println("    -> not re-sent. Relent says, for whoever reconciles it:");
       for (String l : wrap(item.error(), 86)) {
@@ -314,7 +313,7 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static String decision(BatchRun.Job job, BatchRun.Attempt a) {
+  private static String decision(BatchRecorder.Job job, BatchRecorder.Attempt a) {
     if ("retry".equals(a.decision)) {
       String wait = Format.duration(Duration.ofNanos(Math.max(0L, a.waitNanos)));
       if (a.status == 429) {
@@ -328,7 +327,7 @@ final class DemoCommand implements Callable<Integer> {
     if (a.replayed) {
       return "success: the server replayed the stored answer";
     }
-    if (a.status >= 200 && a.status < 400) {
+    if (CallOutcome.isSuccess(a.status)) {
       return "success";
     }
     return "stop (" + a.rule + ")";
@@ -358,14 +357,14 @@ final class DemoCommand implements Callable<Integer> {
   private void check(BatchRun run, MockServer server) {
     MockServerStats stats = server.stats();
     List<JournalEntry> journal = server.journal();
-    Map<String, BatchRun.Job> byId = new LinkedHashMap<>();
-    for (BatchRun.Job j : run.jobs()) {
+    Map<String, BatchRecorder.Job> byId = new LinkedHashMap<>();
+    for (BatchRecorder.Job j : run.jobs()) {
       byId.put(j.request.id(), j);
     }
 
     int readsOk = 0;
     int readsRetried = 0;
-    for (BatchRun.Job j : run.jobs()) {
+    for (BatchRecorder.Job j : run.jobs()) {
       if (j.request.id().startsWith("acct-")) {
         if (j.item != null && j.item.success()) {
           readsOk++;
@@ -385,7 +384,7 @@ final class DemoCommand implements Callable<Integer> {
                 + readsRetried
                 + " of them after a 503 or 429 and a retry"));
 
-    BatchRun.Job report = byId.get("report");
+    BatchRecorder.Job report = byId.get("report");
     boolean reportOk =
         report != null
             && report.item != null
@@ -401,13 +400,13 @@ final class DemoCommand implements Callable<Integer> {
     Set<String> keys = new HashSet<>();
     int paymentsOk = 0;
     int replayed = 0;
-    for (BatchRun.Job j : run.jobs()) {
+    for (BatchRecorder.Job j : run.jobs()) {
       if (j.request.id().startsWith("pay-")) {
         keys.add(j.key);
         if (j.item != null && j.item.success()) {
           paymentsOk++;
         }
-        for (BatchRun.Attempt a : j.attempts) {
+        for (BatchRecorder.Attempt a : j.attempts) {
           if (a.replayed) {
             replayed++;
           }
@@ -439,7 +438,7 @@ final class DemoCommand implements Callable<Integer> {
                 + " created, then answered 504 or cut off; the retry carried the same key and"
                 + " the server replayed its stored answer instead of charging again"));
 
-    BatchRun.Job legacy = byId.get("legacy-pay");
+    BatchRecorder.Job legacy = byId.get("legacy-pay");
     Map<String, Long> legacyPerKey = stats.resourcesCreatedPerKey("legacy-payments");
     boolean legacyOk =
         legacy != null
@@ -493,7 +492,7 @@ final class DemoCommand implements Callable<Integer> {
             rejected == 0,
             rejected + " requests were rejected by the API's rate limit of " + API_LIMIT));
 
-    List<Long> starts = run.starts();
+    List<Long> starts = run.timeline().starts();
     double average =
         starts.size() < 2
             ? 0
@@ -509,7 +508,7 @@ final class DemoCommand implements Callable<Integer> {
                 + Format.number(pace)
                 + " ms, never faster"));
 
-    Duration elapsed = Duration.ofNanos(run.elapsedNanos());
+    Duration elapsed = Duration.ofNanos(run.timeline().elapsedNanos());
     claims.add(
         new Claim(
             elapsed.compareTo(Duration.ofMinutes(1)) < 0 && run.stopReason() == null,
@@ -520,10 +519,6 @@ final class DemoCommand implements Callable<Integer> {
 
   private static String times(int n) {
     return n == 1 ? "once" : n == 2 ? "twice" : n + " times";
-  }
-
-  private BatchDisplay.Mode mode() {
-    return BatchDisplay.Mode.of(progress);
   }
 
   private static void deleteTree(Path dir) {

@@ -22,6 +22,15 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     return parse(value);
   }
 
+  /**
+   * Writes a duration of whole milliseconds as a flag takes it: {@code 500ms}, {@code 30s}; whole
+   * seconds in seconds, never in minutes ({@code 60s}).
+   */
+  static String text(Duration d) {
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+  }
+
   static Duration parse(String value) {
     String text = value.trim();
     if (text.toUpperCase(Locale.ROOT).startsWith("P")) {

@@ -50,4 +50,35 @@ public final class ExitCodes {
   public static final int DEADLINE = 5;
 
   private ExitCodes() {}
+
+  /**
+   * The code an outcome stands for (a report's {@code reason}, a results line's {@code outcome}): 0
+   * success; 3 not retried; 4 retries used up or refused by a budget or breaker; 5 time, quota, not
+   * sent or stopped; 1 anything else.
+   */
+  static int of(String outcome) {
+    switch (outcome) {
+      case "success":
+        return OK;
+      case "http-error":
+      case "not-resent":
+      case "fault-not-retried":
+      case "not-retryable":
+        return NOT_RETRIED;
+      case "retries-exhausted":
+      case "retry-budget":
+      case "circuit-open":
+        return RETRIES_EXHAUSTED;
+      case "deadline":
+      case "server-wait-too-long":
+      case "quota-exhausted":
+      case "rate-limit-wait":
+      case "concurrency-limit":
+      case "not-sent":
+      case "stopped":
+        return DEADLINE;
+      default:
+        return ERROR;
+    }
+  }
 }

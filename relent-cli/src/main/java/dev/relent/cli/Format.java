@@ -3,10 +3,33 @@ package dev.relent.cli;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
+import java.util.Locale;
 
-/** How the CLI prints numbers and durations: few digits, no trailing zeros, no locale. */
+/**
+ * How the CLI prints numbers, durations and names: few digits, no trailing zeros, no locale.
+ *
+ * <p>relent-core's {@code Durations.format} is not used: the CLI's texts are a contract of their
+ * own ({@code 0 ms}, two decimals below a second, minutes spelled out for long spans), which
+ * scripts and docs/cli.md rely on.
+ */
 final class Format {
   private Format() {}
+
+  /**
+   * An enum constant as the CLI writes it, in the journal, the results, the report and on stderr:
+   * lower case with hyphens ({@code RETRIES_EXHAUSTED} is {@code retries-exhausted}).
+   */
+  static String slug(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** Milliseconds with at most three decimals (microseconds), as a JSON number: {@code 71.469}. */
+  static BigDecimal jsonMillis(long nanos) {
+    return BigDecimal.valueOf(nanos)
+        .movePointLeft(6)
+        .setScale(3, RoundingMode.HALF_UP)
+        .stripTrailingZeros();
+  }
 
   /**
    * A number with at most two decimals and no trailing zeros: {@code 1.5}, {@code 3}, {@code

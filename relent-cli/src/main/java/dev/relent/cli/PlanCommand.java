@@ -34,14 +34,12 @@ final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--limit",
       required = true,
-      converter = Rate.Converter.class,
       paramLabel = "RATE",
       description = "The provider's limit for the account, e.g. 120/min.")
   Rate limit;
 
   @Option(
       names = "--target",
-      converter = Rate.Converter.class,
       paramLabel = "RATE",
       description =
           "The rate to run at, below the limit to leave room for retries and other callers."
@@ -58,7 +56,6 @@ final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--latency",
       required = true,
-      converter = DurationConverter.class,
       paramLabel = "DURATION",
       description = "Mean time per response, e.g. 2s or 250ms.")
   Duration latency;

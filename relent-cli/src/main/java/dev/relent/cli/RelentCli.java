@@ -1,10 +1,12 @@
 package dev.relent.cli;
 
+import dev.relent.Jitter;
 import dev.relent.http.Redactor;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -67,6 +69,11 @@ public final class RelentCli implements Runnable {
    */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new RelentCli());
+    // How each type of value is read, for every command.
+    cli.registerConverter(Duration.class, new DurationConverter());
+    cli.registerConverter(Rate.class, new Rate.Converter());
+    cli.registerConverter(Jitter.class, new RetryOptions.JitterConverter());
+    cli.registerConverter(BatchDisplay.Mode.class, new BatchDisplay.Mode.Converter());
     cli.setExpandAtFiles(false);
     cli.setExitCodeExceptionMapper(e -> ExitCodes.ERROR);
     cli.setParameterExceptionHandler(

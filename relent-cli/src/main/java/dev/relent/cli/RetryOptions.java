@@ -3,6 +3,7 @@ package dev.relent.cli;
 import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RetryPolicy;
+import dev.relent.RetryPolicyConfig;
 import dev.relent.time.RandomSource;
 import java.time.Duration;
 import picocli.CommandLine;
@@ -11,64 +12,68 @@ import picocli.CommandLine.Option;
 /**
  * The retry flags shared by {@code relent call} and {@code relent batch} (a picocli mixin): how
  * many retries, the backoff and its jitter, the time limit of each attempt and of each request, the
- * longest server wait accepted, and the jitter's seed. Defaults: 5 retries, base 500 ms, cap 30 s,
- * full jitter, 10 s per attempt, 60 s per request, the longest server wait = the deadline,
- * unseeded.
+ * longest server wait accepted, and the jitter's seed. Defaults: relent-core's ({@link
+ * RetryPolicyConfig#DEFAULT_MAX_RETRIES}, {@link Backoff#ofDefaults()}, {@link
+ * RetryPolicyConfig#DEFAULT_ATTEMPT_TIMEOUT}: 5 retries, base 500 ms, cap 30 s, full jitter, 10 s
+ * per attempt), except the deadline ({@link #DEFAULT_DEADLINE}, 60 s); the longest server wait =
+ * the deadline; unseeded. A command using them names {@link Defaults} as its default provider.
  *
  * <p>Not thread-safe: picocli fills the fields, then one command reads them.
  */
 final class RetryOptions {
+  /**
+   * The deadline of each request: 60 s, where the library's is 30 s ({@link
+   * RetryPolicyConfig#DEFAULT_DEADLINE}). In a batch, the wait for the shared pacer counts against
+   * each request's deadline, and a 429 pauses the pacer for every worker: one {@code Retry-After:
+   * 40} (a per-minute limit's reset) under a 30 s deadline fails the request that got it and
+   * records every request taken from the queue during the pause as not sent. 60 s waits out a
+   * per-minute window. {@code call} and {@code batch} share the retry flags, so one default serves
+   * both; docs/cli.md says why.
+   */
+  static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(60);
+
   @Option(
       names = "--max-retries",
       paramLabel = "N",
-      defaultValue = "5",
       description = "Most retries after the first attempt. Default ${DEFAULT-VALUE}.")
   int maxRetries;
 
   @Option(
       names = "--base",
       paramLabel = "DURATION",
-      defaultValue = "500ms",
-      converter = DurationConverter.class,
-      description = "Backoff window of the first retry; it doubles each retry. Default 500ms.")
+      description =
+          "Backoff window of the first retry; it doubles each retry. Default ${DEFAULT-VALUE}.")
   Duration base;
 
   @Option(
       names = "--cap",
       paramLabel = "DURATION",
-      defaultValue = "30s",
-      converter = DurationConverter.class,
-      description = "Longest backoff wait. Default 30s.")
+      description = "Longest backoff wait. Default ${DEFAULT-VALUE}.")
   Duration cap;
 
   @Option(
       names = "--jitter",
       paramLabel = "full|equal|decorrelated|none",
-      defaultValue = "full",
-      converter = CallCommand.JitterConverter.class,
-      description = "How the backoff wait is randomised. Default full.")
+      description = "How the backoff wait is randomised. Default ${DEFAULT-VALUE}.")
   Jitter jitter;
 
   @Option(
       names = "--timeout",
       paramLabel = "DURATION",
-      defaultValue = "10s",
-      converter = DurationConverter.class,
-      description = "Time limit of each attempt (never more than the deadline left). Default 10s.")
+      description =
+          "Time limit of each attempt (never more than the deadline left). Default"
+              + " ${DEFAULT-VALUE}.")
   Duration timeout;
 
   @Option(
       names = "--deadline",
       paramLabel = "DURATION",
-      defaultValue = "60s",
-      converter = DurationConverter.class,
-      description = "Time limit of the whole call, waits included. Default 60s.")
+      description = "Time limit of the whole call, waits included. Default ${DEFAULT-VALUE}.")
   Duration deadline;
 
   @Option(
       names = "--max-wait",
       paramLabel = "DURATION",
-      converter = DurationConverter.class,
       description =
           "Longest server-requested wait (Retry-After, rate-limit reset) accepted; a longer one"
               + " fails at once (exit 5). Default: the deadline.")
@@ -85,10 +90,10 @@ final class RetryOptions {
    * @throws UsageError naming the flag and the value
    */
   void validate(CommandLine cli) {
-    checkPositive(cli, "--base", base);
-    checkPositive(cli, "--cap", cap);
-    checkPositive(cli, "--timeout", timeout);
-    checkPositive(cli, "--deadline", deadline);
+    UsageError.requirePositive(cli, "--base", base);
+    UsageError.requirePositive(cli, "--cap", cap);
+    UsageError.requirePositive(cli, "--timeout", timeout);
+    UsageError.requirePositive(cli, "--deadline", deadline);
     if (maxRetries < 0) {
       throw new UsageError(cli, "--max-retries must be 0 or more: " + maxRetries);
     }
@@ -122,9 +127,48 @@ final class RetryOptions {
     return seed == null ? RandomSource.system() : RandomSource.seeded(seed);
   }
 
-  private static void checkPositive(CommandLine cli, String flag, Duration d) {
-    if (d.isZero() || d.isNegative()) {
-      throw new UsageError(cli, flag + " must be more than 0: " + Format.duration(d));
+  /**
+   * The defaults of these flags, as picocli reads them (an annotation can hold only a constant
+   * text): relent-core's, written as the flags are ({@code 500ms}), so that the help shows them.
+   */
+  static final class Defaults implements CommandLine.IDefaultValueProvider {
+    @Override
+    public String defaultValue(CommandLine.Model.ArgSpec arg) {
+      if (!(arg instanceof CommandLine.Model.OptionSpec)) {
+        return null;
+      }
+      switch (((CommandLine.Model.OptionSpec) arg).longestName()) {
+        case "--max-retries":
+          return Integer.toString(RetryPolicyConfig.DEFAULT_MAX_RETRIES);
+        case "--base":
+          return DurationConverter.text(Backoff.ofDefaults().base());
+        case "--cap":
+          return DurationConverter.text(Backoff.ofDefaults().cap());
+        case "--jitter":
+          return Format.slug(Backoff.ofDefaults().jitter());
+        case "--timeout":
+          return DurationConverter.text(RetryPolicyConfig.DEFAULT_ATTEMPT_TIMEOUT);
+        case "--deadline":
+          return DurationConverter.text(DEFAULT_DEADLINE);
+        default:
+          return null;
+      }
+    }
+  }
+
+  /** Reads {@code full}, {@code equal}, {@code decorrelated} or {@code none}, in any case. */
+  static final class JitterConverter implements CommandLine.ITypeConverter<Jitter> {
+    static final String FORMS = "full, equal, decorrelated or none";
+
+    @Override
+    public Jitter convert(String value) {
+      for (Jitter j : Jitter.values()) {
+        if (j.name().equalsIgnoreCase(value.trim())) {
+          return j;
+        }
+      }
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a jitter kind; use " + FORMS);
     }
   }
 }

@@ -1,5 +1,8 @@
 package dev.relent.cli;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine;
 
 /**
@@ -13,5 +16,36 @@ final class UsageError extends CommandLine.ParameterException {
 
   UsageError(CommandLine commandLine, String message) {
     super(commandLine, message);
+  }
+
+  /**
+   * Checks that a duration flag is more than zero.
+   *
+   * @throws UsageError naming the flag and the value
+   */
+  static void requirePositive(CommandLine cli, String flag, Duration d) {
+    if (d.isZero() || d.isNegative()) {
+      throw new UsageError(cli, flag + " must be more than 0: " + Format.duration(d));
+    }
+  }
+
+  /**
+   * Checks that a flag naming a file to write (a report, a journal, results) can name one: its
+   * directory exists and it is not a directory itself.
+   *
+   * @param file the file, or null when the flag is not given
+   * @throws UsageError naming the flag, the file and what is wrong
+   */
+  static void requireWritable(CommandLine cli, String flag, Path file) {
+    if (file == null) {
+      return;
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    if (dir != null && !Files.isDirectory(dir)) {
+      throw new UsageError(cli, flag + " " + file + ": the directory " + dir + " does not exist");
+    }
+    if (Files.isDirectory(file)) {
+      throw new UsageError(cli, flag + " " + file + ": is a directory; give a file name");
+    }
   }
 }

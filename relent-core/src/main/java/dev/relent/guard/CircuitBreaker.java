@@ -3,10 +3,13 @@ package dev.relent.guard;
 import dev.relent.internal.Nanos;
 import dev.relent.spi.CircuitBreakerState;
 import dev.relent.time.Durations;
+import dev.relent.time.TimeSource;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -44,8 +47,12 @@ import java.util.function.Consumer;
  * state, a short critical section on a private lock) and, on the success path, allocates nothing.
  * State-change listeners run after the transition, outside any lock, one at a time and in the order
  * of the transitions; they hear of the transitions made by this breaker's own calls. The breaker
- * never waits and never reads time: {@code now} is the executor's {@link dev.relent.time.Ticker}
- * reading.
+ * never waits. Its decision methods ({@link #tryAcquirePermission}, {@link #onSuccess}, {@link
+ * #onFailure}) are the executor's API: they take {@code now}, a reading of the executor's {@link
+ * dev.relent.time.Ticker} made once per attempt and handed to every guard, and read no time
+ * themselves. The inspection methods without an argument ({@link #state()}, {@link #metrics()},
+ * {@link #openUntil()}) read the breaker's own {@linkplain Builder#withTime time source}; give the
+ * breaker and the executor the same one.
  *
  * <p>The state lives in a {@link CircuitBreakerState}: by default a new in-memory one per breaker,
  * which judges the health of a downstream as this process sees it. A shared state ({@link
@@ -138,6 +145,38 @@ public interface CircuitBreaker {
   Metrics metrics(long nowNanos);
 
   /**
+   * Returns the state now, read with the {@linkplain Builder#withTime time source}.
+   *
+   * @return the state
+   */
+  State state();
+
+  /**
+   * Returns a snapshot of the state and counts now, read with the {@linkplain Builder#withTime time
+   * source}.
+   *
+   * @return a new snapshot
+   */
+  Metrics metrics();
+
+  /**
+   * Returns how long the breaker stays open from now, read with the {@linkplain Builder#withTime
+   * time source}: the wait before the next probe may be tried. While half-open with every probe
+   * slot taken, calls are refused too, but this returns empty.
+   *
+   * @return the time left; empty if the breaker is not open
+   */
+  Optional<Duration> nextProbeIn();
+
+  /**
+   * Returns when the open period ends: {@link #nextProbeIn()} as an instant of the {@linkplain
+   * Builder#withTime time source}'s clock.
+   *
+   * @return the instant the next probe may be tried; empty if the breaker is not open
+   */
+  Optional<Instant> openUntil();
+
+  /**
    * A change of state.
    *
    * @param from the state before
@@ -179,6 +218,7 @@ public interface CircuitBreaker {
     int halfOpenProbes = 3;
     final List<Consumer<Transition>> listeners = new ArrayList<>();
     CircuitBreakerState state;
+    TimeSource time = TimeSource.system();
 
     Builder() {}
 
@@ -309,6 +349,22 @@ public interface CircuitBreaker {
     }
 
     /**
+     * Sets the time source the inspection methods read ({@link CircuitBreaker#state()}, {@link
+     * CircuitBreaker#metrics()}, {@link CircuitBreaker#openUntil()}); default {@link
+     * TimeSource#system()}. Give it the executor's time source, so that both read the same ticker:
+     * the decision methods the executor calls take the executor's ticker reading instead of reading
+     * one themselves.
+     *
+     * @param time the time source
+     * @return this builder
+     * @throws NullPointerException if {@code time} is null
+     */
+    public Builder withTime(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time cannot be null");
+      return this;
+    }
+
+    /**
      * Builds the breaker.
      *
      * @return a new breaker, closed
@@ -334,7 +390,7 @@ public interface CircuitBreaker {
               openDurationNanos,
               halfOpenProbes);
       return new CircuitBreakerImpl(
-          config, state == null ? CircuitBreakerState.inMemory() : state, listeners);
+          config, state == null ? CircuitBreakerState.inMemory() : state, listeners, time);
     }
   }
 }

@@ -2,8 +2,13 @@ package dev.relent.guard;
 
 import dev.relent.spi.CircuitBreakerState;
 import dev.relent.spi.CircuitBreakerState.Change;
+import dev.relent.time.Durations;
+import dev.relent.time.TimeSource;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +36,7 @@ final class CircuitBreakerImpl implements CircuitBreaker {
   private final CircuitBreakerState state;
   private final List<Consumer<Transition>> listeners;
   private final boolean notify;
+  private final TimeSource time;
 
   // Used only with listeners.
   private final Object lock = new Object();
@@ -40,11 +46,13 @@ final class CircuitBreakerImpl implements CircuitBreaker {
   CircuitBreakerImpl(
       CircuitBreakerState.Config config,
       CircuitBreakerState state,
-      List<Consumer<Transition>> listeners) {
+      List<Consumer<Transition>> listeners,
+      TimeSource time) {
     this.config = config;
     this.state = state;
     this.listeners = List.copyOf(listeners);
     this.notify = !this.listeners.isEmpty();
+    this.time = time;
   }
 
   @Override
@@ -115,10 +123,63 @@ final class CircuitBreakerImpl implements CircuitBreaker {
         s.probesSucceeded());
   }
 
-  /** Shows the state's own description: for the in-memory state, its mode as last left. */
+  @Override
+  public State state() {
+    return state(time.ticker().read());
+  }
+
+  @Override
+  public Metrics metrics() {
+    return metrics(time.ticker().read());
+  }
+
+  /**
+   * Asks for a permission only while the state at the same reading is open, which a refusal leaves
+   * unchanged; if another caller made the breaker half-open in between and the ask takes a probe
+   * slot, the slot is given back at once.
+   */
+  @Override
+  public Optional<Duration> nextProbeIn() {
+    long now = time.ticker().read();
+    if (state(now) != State.OPEN) {
+      return Optional.empty();
+    }
+    long wait = tryAcquirePermission(now);
+    if (wait == 0) {
+      releasePermission();
+      return Optional.empty();
+    }
+    return Optional.of(Duration.ofNanos(wait));
+  }
+
+  @Override
+  public Optional<Instant> openUntil() {
+    return nextProbeIn().map(wait -> time.clock().instant().plus(wait));
+  }
+
+  /**
+   * Shows the state's own description (for the in-memory state, its mode as last left) and the
+   * settings.
+   */
   @Override
   public String toString() {
-    return "CircuitBreaker[" + state + "]";
+    String window =
+        config.windowCalls() > 0
+            ? config.windowCalls() + " calls"
+            : Durations.format(config.bucketNanos() * config.buckets());
+    return "CircuitBreaker["
+        + state
+        + ", failureRateThreshold="
+        + config.failureRateThreshold()
+        + " %, window="
+        + window
+        + ", minimumCalls="
+        + config.minimumCalls()
+        + ", openDuration="
+        + Durations.format(config.openDurationNanos())
+        + ", halfOpenProbes="
+        + config.halfOpenProbes()
+        + "]";
   }
 
   private CircuitBreakerState.Snapshot snapshot(long nowNanos) {

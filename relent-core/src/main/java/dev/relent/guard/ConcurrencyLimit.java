@@ -4,6 +4,7 @@ import dev.relent.internal.Nanos;
 import dev.relent.spi.ConcurrencyLimitState;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -13,12 +14,15 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Waiters, synchronous and asynchronous alike, are served first come, first served; a free slot
  * never sits unused while someone waits, so {@link #tryAcquire()} never overtakes a waiter. Every
- * successful acquire must be followed by exactly one {@link #release()}.
+ * acquire returns a {@link Permit}, a token whose {@link Permit#release()} gives the slot back
+ * once: a second release is a no-op, never a second slot.
  *
- * <p>Thread-safe: one short critical section on a private lock per call; the success paths of
- * {@link #tryAcquire()}, {@link #acquireAsync()} and {@link #release()} allocate nothing. This is
- * the one guard that waits: a thread blocked in {@link #acquire(long)} waits for another thread's
- * release, in real time.
+ * <p>Thread-safe: at most one short critical section on a private lock per call (none while nobody
+ * waits, with the default private state); a success allocates the permit and nothing else (and the
+ * executor, which takes and gives back its slots through a primitive pair that allocates nothing,
+ * not even that). This is the one guard that waits: a thread blocked in {@link #acquire(Duration)}
+ * waits for another thread's release, in real time. Its state is a count, not a schedule, so unlike
+ * the other guards it reads no time source and its builder has no {@code withTime}.
  *
  * <p>The count of slots in use lives in a {@link ConcurrencyLimitState}: by default a new in-memory
  * one per limit. With a shared state ({@link Builder#withState}) the limit bounds every process
@@ -50,38 +54,53 @@ public interface ConcurrencyLimit {
   /**
    * Takes a slot if one is free now.
    *
-   * @return whether a slot was taken
+   * @return a permit holding the slot, or empty if none is free (or someone waits for one)
    */
-  boolean tryAcquire();
+  Optional<Permit> tryAcquire();
 
   /**
-   * Takes a slot, blocking up to {@code timeoutNanos} for another thread to release one.
+   * Takes a slot, blocking up to {@code timeout} for another thread to release one.
    *
-   * @param timeoutNanos the longest wait; zero or negative does not wait
-   * @return {@code true} if a slot was taken, {@code false} if the time ran out first
+   * @param timeout the longest wait; zero or negative does not wait
+   * @return a permit holding the slot, or empty if the time ran out first
+   * @throws NullPointerException if {@code timeout} is null
    * @throws InterruptedException if the thread is interrupted before or while waiting; then no slot
    *     is held (one granted at the same moment is passed on)
    */
-  boolean acquire(long timeoutNanos) throws InterruptedException;
+  Optional<Permit> acquire(Duration timeout) throws InterruptedException;
 
   /**
-   * Takes a slot when one is free, without blocking a thread. The future completes normally once a
-   * slot is granted: at once if one is free (a shared, already completed future), otherwise on the
-   * thread that releases a slot. Cancelling this future, or completing it in any other way, before
-   * the slot is granted removes the waiter; a slot granted to a future that was completed by
-   * someone else at the same moment is passed on, never leaked. Cancelling a future derived from it
-   * (such as {@code thenRun}) does not remove the waiter.
+   * Takes a slot when one is free, without blocking a thread. The future completes with a permit
+   * once a slot is granted: at once if one is free (a new, already completed future), otherwise on
+   * the thread that releases a slot. Cancelling this future, or completing it in any other way,
+   * before the slot is granted removes the waiter; a slot granted to a future that was completed by
+   * someone else at the same moment is passed on, never leaked. If {@code cancel} returns false,
+   * the slot was granted first and the future holds its permit, to be released as usual. Cancelling
+   * a future derived from it (such as {@code thenApply}) does not remove the waiter.
    *
-   * @return a future that completes normally when the caller holds a slot
+   * @return a future that completes with a permit when the caller holds a slot
    */
-  CompletableFuture<Void> acquireAsync();
+  CompletableFuture<Permit> acquireAsync();
 
   /**
-   * Gives a slot back: to the longest waiter if there is one, otherwise to the free slots.
+   * The executor's slot API: takes a slot if one is free now, without a permit, so that the
+   * executor's success path allocates nothing. A slot taken this way must be given back with
+   * exactly one {@link #releaseSlot()}; that pair is not a token (a second release frees someone
+   * else's slot, or fails). Use {@link #tryAcquire()} otherwise.
+   *
+   * @return whether a slot was taken
+   * @hidden
+   */
+  boolean tryAcquireSlot();
+
+  /**
+   * The executor's slot API: gives back a slot taken with {@link #tryAcquireSlot()}: to the longest
+   * waiter if there is one, otherwise to the free slots.
    *
    * @throws IllegalStateException if this limit holds no slot (a release without an acquire)
+   * @hidden
    */
-  void release();
+  void releaseSlot();
 
   /**
    * Returns the number of free slots: {@code maxConcurrent} minus the slots in use in the state
@@ -104,6 +123,26 @@ public interface ConcurrencyLimit {
    * @return &ge; 0
    */
   int waiting();
+
+  /**
+   * A slot taken from a {@link ConcurrencyLimit}: a token for one acquire. {@link #release()} gives
+   * the slot back once; further calls do nothing, so a clean-up that may run twice never frees
+   * someone else's slot. Thread-safe. A permit never released keeps its slot for ever.
+   */
+  interface Permit extends AutoCloseable {
+
+    /**
+     * Gives the slot back, to the limit's longest waiter if there is one, otherwise to the free
+     * slots; does nothing if this permit was released already.
+     */
+    void release();
+
+    /** Same as {@link #release()}, for {@code try (Permit p = ...)}. */
+    @Override
+    default void close() {
+      release();
+    }
+  }
 
   /**
    * Builds a {@link ConcurrencyLimit}. Mutable and not thread-safe; {@link #build()} may be called
@@ -140,14 +179,14 @@ public interface ConcurrencyLimit {
      * <p>Waiters stay local. A slot released in this process goes straight to this process's
      * longest waiter, as with a private state. A slot released by another process is not announced:
      * this limit notices it when one of its waiters polls the state. Every local call ({@code
-     * tryAcquire}, {@code acquire}, {@code acquireAsync}, {@code release}) first polls for the
-     * waiters, and a thread blocked in {@link ConcurrencyLimit#acquire(long)} also polls every
-     * {@linkplain #withPollInterval poll interval}; an asynchronous waiter has no thread of its
-     * own, so in a process with no other activity it waits until its caller gives up (the executor
-     * cancels it at the deadline). Waiters are first come, first served within this process only,
-     * and a free slot can sit unused for up to a poll interval. Each poll, acquire and release is
-     * one operation on the state, made while holding this limit's lock: for a remote state, one
-     * round trip at a time per limit.
+     * tryAcquire}, {@code acquire}, {@code acquireAsync}, a permit's {@code release}) first polls
+     * for the waiters, and a thread blocked in {@link ConcurrencyLimit#acquire(Duration)} also
+     * polls every {@linkplain #withPollInterval poll interval}; an asynchronous waiter has no
+     * thread of its own, so in a process with no other activity it waits until its caller gives up
+     * (the executor cancels it at the deadline). Waiters are first come, first served within this
+     * process only, and a free slot can sit unused for up to a poll interval. Each poll, acquire
+     * and release is one operation on the state, made while holding this limit's lock: for a remote
+     * state, one round trip at a time per limit.
      *
      * @param state where the count lives
      * @return this builder
@@ -159,9 +198,9 @@ public interface ConcurrencyLimit {
     }
 
     /**
-     * Sets how often a thread blocked in {@link ConcurrencyLimit#acquire(long)} asks a state given
-     * with {@link #withState} for a slot freed by another process; default 10 ms. Unused with the
-     * default private state, where every release is local.
+     * Sets how often a thread blocked in {@link ConcurrencyLimit#acquire(Duration)} asks a state
+     * given with {@link #withState} for a slot freed by another process; default 10 ms. Unused with
+     * the default private state, where every release is local.
      *
      * @param interval &gt; 0
      * @return this builder
@@ -184,8 +223,8 @@ public interface ConcurrencyLimit {
         throw new IllegalStateException("maxConcurrent must be set: call withMaxConcurrent(n)");
       }
       return state == null
-          ? new ConcurrencyLimitImpl(maxConcurrent, ConcurrencyLimitState.inMemory(), false, 0)
-          : new ConcurrencyLimitImpl(maxConcurrent, state, true, pollNanos);
+          ? new LocalConcurrencyLimit(maxConcurrent, ConcurrencyLimitState.inMemory())
+          : new SharedConcurrencyLimit(maxConcurrent, state, pollNanos);
     }
   }
 }

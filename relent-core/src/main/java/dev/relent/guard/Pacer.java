@@ -2,8 +2,11 @@ package dev.relent.guard;
 
 import dev.relent.internal.Nanos;
 import dev.relent.spi.PacerState;
+import dev.relent.time.TimeSource;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Limits how often operations <em>start</em>, for every caller that shares it: at {@code 90} per
@@ -24,6 +27,12 @@ import java.util.Objects;
  *
  * <p>Defaults: burst <b>1</b> (strictly spaced starts); the rate has no default. Thread-safe; the
  * schedule lives in a {@link PacerState}, in memory by default, or in a shared store.
+ *
+ * <p>Time: the decision methods ({@link #tryAcquire}, {@link #refund}, {@link #pauseUntil}) are the
+ * executor's API: they take readings of the executor's ticker, read once per attempt and handed to
+ * every guard, and never read time themselves. The inspection methods ({@link #pausedUntil()},
+ * {@link #pauseRemaining()}) read the pacer's own {@linkplain Builder#withTime time source}; give
+ * the pacer and the executor the same one.
  */
 public interface Pacer {
 
@@ -81,11 +90,11 @@ public interface Pacer {
   void pauseUntil(long untilNanos);
 
   /**
-   * Returns the interval between two starts, {@code ceil(per / permits)}.
+   * Returns the interval between two starts, {@code ceil(per / permits)} in nanoseconds.
    *
-   * @return nanoseconds, &ge; 1
+   * @return at least 1 ns
    */
-  long intervalNanos();
+  Duration interval();
 
   /**
    * Returns how many starts may go at once after a quiet period.
@@ -95,11 +104,19 @@ public interface Pacer {
   int burst();
 
   /**
-   * Returns the current pause, for tests and messages.
+   * Returns when the current pause ends, read with the {@linkplain Builder#withTime time source}.
    *
-   * @return the ticker reading before which nothing starts; {@link Long#MIN_VALUE} if never paused
+   * @return the instant before which nothing starts; empty if the pacer is not paused now
    */
-  long pausedUntil();
+  Optional<Instant> pausedUntil();
+
+  /**
+   * Returns how long the current pause lasts from now, read with the {@linkplain Builder#withTime
+   * time source}.
+   *
+   * @return the time left; {@link Duration#ZERO} if the pacer is not paused now
+   */
+  Duration pauseRemaining();
 
   /**
    * Builds a {@link Pacer}. Mutable and not thread-safe; {@link #build()} may be called repeatedly.
@@ -108,6 +125,7 @@ public interface Pacer {
     private long intervalNanos;
     private int burst = 1;
     private PacerState state;
+    private TimeSource time = TimeSource.system();
 
     Builder() {}
 
@@ -161,6 +179,21 @@ public interface Pacer {
     }
 
     /**
+     * Sets the time source the inspection methods read ({@link Pacer#pausedUntil()}, {@link
+     * Pacer#pauseRemaining()}); default {@link TimeSource#system()}. Give it the executor's time
+     * source, so that both read the same ticker: the decision methods the executor calls take the
+     * executor's ticker reading instead of reading one themselves.
+     *
+     * @param time the time source
+     * @return this builder
+     * @throws NullPointerException if {@code time} is null
+     */
+    public Builder withTime(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time cannot be null");
+      return this;
+    }
+
+    /**
      * Builds the pacer.
      *
      * @return a new pacer
@@ -184,7 +217,7 @@ public interface Pacer {
             overflow);
       }
       return new PacerImpl(
-          intervalNanos, burst, tolerance, state == null ? PacerState.inMemory() : state);
+          intervalNanos, burst, tolerance, state == null ? PacerState.inMemory() : state, time);
     }
   }
 }

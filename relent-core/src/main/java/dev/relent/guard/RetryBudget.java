@@ -3,6 +3,7 @@ package dev.relent.guard;
 import dev.relent.internal.Nanos;
 import dev.relent.spi.RetryBudgetState;
 import dev.relent.time.Durations;
+import dev.relent.time.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,9 +21,12 @@ import java.util.Objects;
  * an event counts from the moment it happens until its bucket leaves the window, that is for
  * between 0.9 and 1.0 windows. The ratio is kept in millionths.
  *
- * <p>Thread-safe. The budget never waits and never reads time: every method takes {@code now}, a
- * reading of the executor's {@link dev.relent.time.Ticker}. The counts live in a {@link
- * RetryBudgetState}: in memory by default, or in a shared store.
+ * <p>Thread-safe. The budget never waits. Its decision methods ({@link #recordFirstAttempt}, {@link
+ * #tryAcquireRetry}) are the executor's API: they take {@code now}, a reading of the executor's
+ * {@link dev.relent.time.Ticker} made once per attempt and handed to every guard, and read no time
+ * themselves. The inspection methods without an argument read the budget's own {@linkplain
+ * Builder#withTime time source}; give the budget and the executor the same one. The counts live in
+ * a {@link RetryBudgetState}: in memory by default, or in a shared store.
  */
 public interface RetryBudget {
 
@@ -79,6 +83,22 @@ public interface RetryBudget {
   long limit(long nowNanos);
 
   /**
+   * Returns how many retries the budget allows right now, read with the {@linkplain
+   * Builder#withTime time source}.
+   *
+   * @return a count, &ge; 0
+   */
+  long available();
+
+  /**
+   * Returns the total retries allowed in the current window, read with the {@linkplain
+   * Builder#withTime time source}.
+   *
+   * @return a count, &ge; 0
+   */
+  long limit();
+
+  /**
    * Builds a {@link RetryBudget}. Mutable and not thread-safe; {@link #build()} may be called
    * repeatedly.
    */
@@ -90,6 +110,7 @@ public interface RetryBudget {
     private long windowNanos = 10_000_000_000L;
     private int minRetriesPerSecond = 10;
     private RetryBudgetState state;
+    private TimeSource time = TimeSource.system();
 
     Builder() {}
 
@@ -165,6 +186,21 @@ public interface RetryBudget {
     }
 
     /**
+     * Sets the time source the inspection methods read ({@link RetryBudget#available()}, {@link
+     * RetryBudget#limit()}); default {@link TimeSource#system()}. Give it the executor's time
+     * source, so that both read the same ticker: the decision methods the executor calls take the
+     * executor's ticker reading instead of reading one themselves.
+     *
+     * @param time the time source
+     * @return this builder
+     * @throws NullPointerException if {@code time} is null
+     */
+    public Builder withTime(TimeSource time) {
+      this.time = Objects.requireNonNull(time, "time cannot be null");
+      return this;
+    }
+
+    /**
      * Builds the budget.
      *
      * @return a new budget
@@ -179,7 +215,7 @@ public interface RetryBudget {
               ratioMillionths,
               floorRetries(minRetriesPerSecond, effectiveWindow));
       return new RetryBudgetImpl(
-          config, ratio, state == null ? RetryBudgetState.inMemory() : state);
+          config, ratio, state == null ? RetryBudgetState.inMemory() : state, time);
     }
 
     /** {@code floor(perSecond * windowNanos / 1e9)}, exact and saturating. */

@@ -1,6 +1,8 @@
 package dev.relent.guard;
 
 import dev.relent.spi.RetryBudgetState;
+import dev.relent.time.Durations;
+import dev.relent.time.TimeSource;
 
 /**
  * The {@link RetryBudget}: an immutable configuration in front of a {@link RetryBudgetState}, which
@@ -10,11 +12,14 @@ final class RetryBudgetImpl implements RetryBudget {
   private final RetryBudgetState.Config config;
   private final double ratio;
   private final RetryBudgetState state;
+  private final TimeSource time;
 
-  RetryBudgetImpl(RetryBudgetState.Config config, double ratio, RetryBudgetState state) {
+  RetryBudgetImpl(
+      RetryBudgetState.Config config, double ratio, RetryBudgetState state, TimeSource time) {
     this.config = config;
     this.ratio = ratio;
     this.state = state;
+    this.time = time;
   }
 
   @Override
@@ -40,12 +45,22 @@ final class RetryBudgetImpl implements RetryBudget {
   }
 
   @Override
+  public long available() {
+    return available(time.ticker().read());
+  }
+
+  @Override
+  public long limit() {
+    return limit(time.ticker().read());
+  }
+
+  @Override
   public String toString() {
     return "RetryBudget[ratio="
         + ratio
         + ", window="
-        + config.bucketNanos() * config.buckets()
-        + " ns, minRetries="
+        + Durations.format(config.bucketNanos() * config.buckets())
+        + ", minRetries="
         + config.minRetries()
         + " per window]";
   }

@@ -32,8 +32,7 @@ final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetSt
   public boolean tryAcquireRetry(long nowNanos, Config config) {
     lock();
     try {
-      BucketedCounts window = countsFor(config);
-      window.advance(nowNanos);
+      BucketedCounts window = advanced(nowNanos, config);
       if (window.secondTotal() >= RetryBudgetState.limit(window.firstTotal(), config)) {
         return false;
       }
@@ -48,9 +47,7 @@ final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetSt
   public long firstAttempts(long nowNanos, Config config) {
     lock();
     try {
-      BucketedCounts window = countsFor(config);
-      window.advance(nowNanos);
-      return window.firstTotal();
+      return advanced(nowNanos, config).firstTotal();
     } finally {
       unlock();
     }
@@ -60,12 +57,17 @@ final class InMemoryRetryBudgetState extends SpinLocked implements RetryBudgetSt
   public long retries(long nowNanos, Config config) {
     lock();
     try {
-      BucketedCounts window = countsFor(config);
-      window.advance(nowNanos);
-      return window.secondTotal();
+      return advanced(nowNanos, config).secondTotal();
     } finally {
       unlock();
     }
+  }
+
+  /** The window, moved on to {@code nowNanos}; called under the lock. */
+  private BucketedCounts advanced(long nowNanos, Config config) {
+    BucketedCounts window = countsFor(config);
+    window.advance(nowNanos);
+    return window;
   }
 
   private BucketedCounts countsFor(Config config) {

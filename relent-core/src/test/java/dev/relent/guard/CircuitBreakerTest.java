@@ -615,7 +615,10 @@ class CircuitBreakerTest {
     cb.onSuccess(30 * S);
     cb.onSuccess(30 * S);
     assertThat(cb.state(30 * S)).isEqualTo(CLOSED);
-    assertThat(cb.toString()).isEqualTo("CircuitBreaker[CLOSED]");
+    assertThat(cb.toString())
+        .isEqualTo(
+            "CircuitBreaker[CLOSED, failureRateThreshold=50.0 %, window=100 calls, minimumCalls=20,"
+                + " openDuration=30 s, halfOpenProbes=3]");
     t.lastNow = 30 * S;
   }
 
@@ -741,6 +744,43 @@ class CircuitBreakerTest {
   }
 
   @Test
+  void inspectionReadsTheBreakersOwnTimeSourceAndTellsWhenTheNextProbeMayGo() {
+    ManualTime time = new ManualTime();
+    CircuitBreaker cb =
+        CircuitBreaker.builder()
+            .withMinimumCalls(2)
+            .withOpenDuration(Duration.ofSeconds(30))
+            .withHalfOpenProbes(1)
+            .withTimeWindow(Duration.ofSeconds(10))
+            .withTime(time)
+            .build();
+    assertThat(cb.state()).isEqualTo(CLOSED);
+    assertThat(cb.nextProbeIn()).isEmpty();
+    assertThat(cb.openUntil()).isEmpty();
+    cb.onFailure(0);
+    cb.onFailure(0);
+
+    time.advance(Duration.ofSeconds(10));
+    assertThat(cb.state()).isEqualTo(OPEN);
+    assertThat(cb.metrics()).isEqualTo(new Metrics(OPEN, 2, 2, 100.0, 0, 0));
+    assertThat(cb.nextProbeIn()).contains(Duration.ofSeconds(20));
+    assertThat(cb.openUntil()).contains(ManualTime.START.plusSeconds(30));
+    assertThat(cb.nextProbeIn()).contains(Duration.ofSeconds(20)); // asking changed nothing
+
+    time.advance(Duration.ofSeconds(20));
+    assertThat(cb.nextProbeIn()).isEmpty();
+    assertThat(cb.state()).isEqualTo(HALF_OPEN);
+    assertThat(cb.metrics().probesInFlight()).isZero();
+    assertThat(cb)
+        .hasToString(
+            "CircuitBreaker[HALF_OPEN, failureRateThreshold=50.0 %, window=10 s, minimumCalls=2,"
+                + " openDuration=30 s, halfOpenProbes=1]");
+    assertThatThrownBy(() -> CircuitBreaker.builder().withTime(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("time cannot be null");
+  }
+
+  @Test
   void twoBreakersSharingOneStateSeeEachOthersFailuresAndShareTheProbes() {
     CircuitBreakerState shared = CircuitBreakerState.inMemory();
     List<Transition> heardByA = new ArrayList<>();
@@ -769,7 +809,10 @@ class CircuitBreakerTest {
     assertThat(heardByA).containsExactly(new Transition(OPEN, HALF_OPEN, D));
     assertThat(heardByB)
         .containsExactly(new Transition(CLOSED, OPEN, 0), new Transition(HALF_OPEN, CLOSED, D + 2));
-    assertThat(a).hasToString("CircuitBreaker[CLOSED]");
+    assertThat(a)
+        .hasToString(
+            "CircuitBreaker[CLOSED, failureRateThreshold=50.0 %, window=10 calls, minimumCalls=4,"
+                + " openDuration=0.001 ms, halfOpenProbes=2]");
     ta.lastNow = D + 2;
     tb.lastNow = D + 2;
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.relent.guard.ConcurrencyLimit.Permit;
 import dev.relent.spi.ConcurrencyLimitState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,21 +42,25 @@ class ConcurrencyLimitTest {
     }
   }
 
+  // The queue tests drive each limit through the executor's primitive pair, tryAcquireSlot and
+  // releaseSlot (a slot granted to a future or a blocked thread is given back with releaseSlot
+  // too); the permits the public methods wrap around it are tested at the end.
+
   @Test
   void tryAcquireTakesFreeSlotsOnly() {
     ConcurrencyLimit limit = limit(2);
 
-    assertThat(limit.tryAcquire()).isTrue();
-    assertThat(limit.tryAcquire()).isTrue();
-    assertThat(limit.tryAcquire()).isFalse();
+    assertThat(limit.tryAcquireSlot()).isTrue();
+    assertThat(limit.tryAcquireSlot()).isTrue();
+    assertThat(limit.tryAcquireSlot()).isFalse();
     assertThat(limit.available()).isZero();
     assertThat(limit.toString()).isEqualTo("ConcurrencyLimit[0 of 2 free, 0 waiting]");
-    limit.release();
+    limit.releaseSlot();
     assertThat(limit.available()).isEqualTo(1);
-    limit.release();
-    assertThatThrownBy(limit::release)
+    limit.releaseSlot();
+    assertThatThrownBy(limit::releaseSlot)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("release() without a matching acquire: all 2 slots are already free");
+        .hasMessage("releaseSlot() without a matching acquire: all 2 slots are already free");
   }
 
   @Test
@@ -68,47 +73,47 @@ class ConcurrencyLimitTest {
   @Test
   void syncAcquireWithoutTimeoutDoesNotWait() throws InterruptedException {
     ConcurrencyLimit limit = limit(1);
-    assertThat(limit.acquire(0)).isTrue();
+    assertThat(acquireSlot(limit, 0)).isTrue();
 
-    assertThat(limit.acquire(0)).isFalse();
-    assertThat(limit.acquire(-5)).isFalse();
+    assertThat(acquireSlot(limit, 0)).isFalse();
+    assertThat(acquireSlot(limit, -5)).isFalse();
     assertThat(limit.waiting()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void syncAcquireGivesUpWhenTheTimeRunsOut() throws InterruptedException {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
+    limit.tryAcquireSlot();
 
-    assertThat(limit.acquire(TimeUnit.MILLISECONDS.toNanos(1))).isFalse();
+    assertThat(acquireSlot(limit, TimeUnit.MILLISECONDS.toNanos(1))).isFalse();
 
     assertThat(limit.waiting()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void syncWaiterIsGrantedByAnotherThreadsRelease() throws Exception {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
+    limit.tryAcquireSlot();
     AtomicReference<Object> result = new AtomicReference<>();
-    Thread waiter = thread(result, () -> limit.acquire(MINUTE));
+    Thread waiter = thread(result, () -> acquireSlot(limit, MINUTE));
 
     awaitWaiting(limit, 1);
-    limit.release();
+    limit.releaseSlot();
     waiter.join();
 
     assertThat(result.get()).isEqualTo(true);
     assertThat(limit.available()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void anInterruptedSyncWaiterLeavesTheQueueHoldingNothing() throws Exception {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
+    limit.tryAcquireSlot();
     AtomicReference<Object> result = new AtomicReference<>();
-    Thread waiter = thread(result, () -> limit.acquire(MINUTE));
+    Thread waiter = thread(result, () -> acquireSlot(limit, MINUTE));
 
     awaitWaiting(limit, 1);
     waiter.interrupt();
@@ -116,7 +121,7 @@ class ConcurrencyLimitTest {
 
     assertThat(result.get()).isInstanceOf(InterruptedException.class);
     assertThat(limit.waiting()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
@@ -124,135 +129,116 @@ class ConcurrencyLimitTest {
     ConcurrencyLimit limit = limit(1);
     Thread.currentThread().interrupt();
 
-    assertThatThrownBy(() -> limit.acquire(MINUTE)).isInstanceOf(InterruptedException.class);
+    assertThatThrownBy(() -> acquireSlot(limit, MINUTE)).isInstanceOf(InterruptedException.class);
     assertThat(Thread.interrupted()).isFalse();
-  }
-
-  @Test
-  void asyncAcquireOfAFreeSlotReturnsASharedCompletedFutureNobodyCanChange() {
-    ConcurrencyLimit limit = limit(2);
-
-    CompletableFuture<Void> first = limit.acquireAsync();
-    CompletableFuture<Void> second = limit.acquireAsync();
-
-    assertThat(first).isSameAs(second).isCompleted();
-    assertThat(first.cancel(true)).isFalse();
-    assertThat(first.completeExceptionally(new RuntimeException())).isFalse();
-    assertThatThrownBy(() -> first.obtrudeValue(null))
-        .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> first.obtrudeException(new RuntimeException()))
-        .isInstanceOf(UnsupportedOperationException.class);
-    assertThat(first).isCompleted();
-    limit.release();
-    limit.release();
   }
 
   @Test
   void asyncWaiterIsCompletedOnTheReleasingThread() {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
-    CompletableFuture<Void> slot = limit.acquireAsync();
+    limit.tryAcquireSlot();
+    CompletableFuture<Permit> slot = limit.acquireAsync();
     AtomicReference<Thread> completedOn = new AtomicReference<>();
     slot.thenRun(() -> completedOn.set(Thread.currentThread()));
     assertThat(slot).isNotDone();
     assertThat(limit.waiting()).isEqualTo(1);
 
-    limit.release();
+    limit.releaseSlot();
 
     assertThat(slot).isCompleted();
     assertThat(completedOn.get()).isSameAs(Thread.currentThread());
     assertThat(limit.available()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void syncAndAsyncWaitersAreServedInArrivalOrder() throws Exception {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
+    limit.tryAcquireSlot();
     List<String> order = new CopyOnWriteArrayList<>();
-    CompletableFuture<Void> first = limit.acquireAsync();
+    CompletableFuture<Permit> first = limit.acquireAsync();
     first.thenRun(() -> order.add("async 1"));
     AtomicReference<Object> secondResult = new AtomicReference<>();
     Thread second =
         thread(
             secondResult,
             () -> {
-              boolean got = limit.acquire(MINUTE);
+              boolean got = acquireSlot(limit, MINUTE);
               order.add("sync 2");
               return got;
             });
     awaitWaiting(limit, 2);
-    CompletableFuture<Void> third = limit.acquireAsync();
+    CompletableFuture<Permit> third = limit.acquireAsync();
     third.thenRun(() -> order.add("async 3"));
-    assertThat(limit.tryAcquire()).isFalse(); // a newcomer never overtakes a waiter
+    assertThat(limit.tryAcquireSlot()).isFalse(); // a newcomer never overtakes a waiter
 
-    limit.release();
+    limit.releaseSlot();
     assertThat(order).containsExactly("async 1");
-    limit.release(); // the first waiter is done
+    limit.releaseSlot(); // the first waiter is done
     second.join();
     assertThat(secondResult.get()).isEqualTo(true);
     assertThat(order).containsExactly("async 1", "sync 2");
     assertThat(third).isNotDone();
-    limit.release(); // the second waiter is done
+    limit.releaseSlot(); // the second waiter is done
 
     assertThat(order).containsExactly("async 1", "sync 2", "async 3");
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void aCancelledAsyncWaiterLeavesTheQueueAndGetsNothing() {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
-    CompletableFuture<Void> cancelled = limit.acquireAsync();
-    CompletableFuture<Void> failed = limit.acquireAsync();
-    CompletableFuture<Void> kept = limit.acquireAsync();
+    limit.tryAcquireSlot();
+    CompletableFuture<Permit> cancelled = limit.acquireAsync();
+    CompletableFuture<Permit> failed = limit.acquireAsync();
+    CompletableFuture<Permit> kept = limit.acquireAsync();
 
     assertThat(cancelled.cancel(true)).isTrue();
     assertThat(failed.completeExceptionally(new IllegalStateException("gave up"))).isTrue();
 
     assertThat(limit.waiting()).isEqualTo(1);
-    limit.release();
+    limit.releaseSlot();
     assertThat(kept).isCompleted();
-    limit.release();
+    limit.releaseSlot();
     assertThat(limit.available()).isEqualTo(1);
   }
 
   @Test
   void aSlotGrantedToAWaiterCancelledMeanwhileIsPassedOn() {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
-    CompletableFuture<Void> a = limit.acquireAsync();
-    CompletableFuture<Void> b = limit.acquireAsync();
-    CompletableFuture<Void> c = limit.acquireAsync();
+    limit.tryAcquireSlot();
+    CompletableFuture<Permit> a = limit.acquireAsync();
+    CompletableFuture<Permit> b = limit.acquireAsync();
+    CompletableFuture<Permit> c = limit.acquireAsync();
     // A's callback releases at once, which grants B; B is cancelled before its future completes.
     a.thenRun(
         () -> {
-          limit.release();
+          limit.releaseSlot();
           b.cancel(false);
         });
 
-    limit.release();
+    limit.releaseSlot();
 
     assertThat(a).isCompleted();
     assertThat(b).isCancelled();
     assertThat(c).isCompleted();
     assertThat(limit.available()).isZero();
     assertThat(limit.waiting()).isZero();
-    limit.release();
+    limit.releaseSlot();
   }
 
   @Test
   void aLongChainOfAsyncWaitersDoesNotGrowTheStack() {
     ConcurrencyLimit limit = limit(1);
-    limit.tryAcquire();
-    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    limit.tryAcquireSlot();
+    List<CompletableFuture<Permit>> waiters = new ArrayList<>();
     for (int i = 0; i < 100_000; i++) {
-      CompletableFuture<Void> slot = limit.acquireAsync();
-      slot.thenRun(limit::release);
+      CompletableFuture<Permit> slot = limit.acquireAsync();
+      slot.thenRun(limit::releaseSlot);
       waiters.add(slot);
     }
 
-    limit.release();
+    limit.releaseSlot();
 
     assertThat(waiters).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
   }
@@ -275,28 +261,32 @@ class ConcurrencyLimitTest {
                   SplittableRandom random = new SplittableRandom(seed);
                   start.await();
                   for (int i = 0; i < 20_000; i++) {
-                    boolean got;
+                    // Through the permits, each released once or twice (the second is a no-op).
+                    Permit permit;
                     switch (random.nextInt(4)) {
                       case 0:
-                        got = limit.tryAcquire();
+                        permit = limit.tryAcquire().orElse(null);
                         break;
                       case 1:
-                        got = limit.acquire(TimeUnit.MICROSECONDS.toNanos(50));
+                        permit = limit.acquire(Duration.ofNanos(50_000)).orElse(null);
                         break;
                       case 2:
-                        got = limit.acquireAsync().thenApply(ignored -> true).join();
+                        permit = limit.acquireAsync().join();
                         break;
                       default:
-                        CompletableFuture<Void> slot = limit.acquireAsync();
+                        CompletableFuture<Permit> slot = limit.acquireAsync();
                         // cancel() fails only if the slot was granted first: then we hold it.
-                        got = !slot.cancel(random.nextBoolean());
+                        permit = slot.cancel(random.nextBoolean()) ? null : slot.join();
                     }
-                    if (got) {
+                    if (permit != null) {
                       int now = held.incrementAndGet();
                       mostHeld.accumulateAndGet(now, Math::max);
                       Thread.onSpinWait();
                       held.decrementAndGet();
-                      limit.release();
+                      permit.release();
+                      if (random.nextBoolean()) {
+                        permit.release();
+                      }
                     }
                   }
                 } catch (Throwable e) {
@@ -343,11 +333,11 @@ class ConcurrencyLimitTest {
                           if (async) {
                             limit.acquireAsync().join();
                           } else {
-                            assertThat(limit.acquire(Long.MAX_VALUE)).isTrue();
+                            assertThat(acquireSlot(limit, Long.MAX_VALUE)).isTrue();
                           }
                           mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
                           held.decrementAndGet();
-                          limit.release();
+                          limit.releaseSlot();
                         }
                       } catch (Throwable e) {
                         failures.add(e);
@@ -407,8 +397,8 @@ class ConcurrencyLimitTest {
           }
         };
     // A private state, as ConcurrencyLimit.of builds it, so that the lock-free paths are on.
-    ConcurrencyLimit limit = new ConcurrencyLimitImpl(1, pausing, false, 1_000_000L);
-    assertThat(limit.tryAcquire()).isTrue();
+    ConcurrencyLimit limit = new LocalConcurrencyLimit(1, pausing);
+    assertThat(limit.tryAcquireSlot()).isTrue();
     CompletableFuture<Boolean> waiter = new CompletableFuture<>();
     Thread thread =
         new Thread(
@@ -418,7 +408,7 @@ class ConcurrencyLimitTest {
                   limit.acquireAsync().get(30, TimeUnit.SECONDS);
                   waiter.complete(true);
                 } else {
-                  waiter.complete(limit.acquire(TimeUnit.SECONDS.toNanos(30)));
+                  waiter.complete(acquireSlot(limit, TimeUnit.SECONDS.toNanos(30)));
                 }
               } catch (Throwable e) {
                 waiter.completeExceptionally(e);
@@ -426,13 +416,13 @@ class ConcurrencyLimitTest {
             });
     thread.start();
     assertThat(waiterFoundNoSlot.await(30, TimeUnit.SECONDS)).isTrue();
-    limit.release(); // nobody is queued yet: no lock, no hand-off
+    limit.releaseSlot(); // nobody is queued yet: no lock, no hand-off
     holderReleased.countDown();
 
     assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
     assertThat(limit.available()).isZero();
     assertThat(limit.waiting()).isZero();
-    limit.release();
+    limit.releaseSlot();
     assertThat(limit.available()).isEqualTo(1);
   }
 
@@ -467,26 +457,27 @@ class ConcurrencyLimitTest {
     ConcurrencyLimit a = sharedLimit(3, shared);
     ConcurrencyLimit b = sharedLimit(3, shared);
 
-    assertThat(a.tryAcquire()).isTrue();
-    assertThat(a.tryAcquire()).isTrue();
-    assertThat(b.tryAcquire()).isTrue();
-    assertThat(a.tryAcquire()).isFalse();
-    assertThat(b.tryAcquire()).isFalse();
+    assertThat(a.tryAcquireSlot()).isTrue();
+    assertThat(a.tryAcquireSlot()).isTrue();
+    assertThat(b.tryAcquireSlot()).isTrue();
+    assertThat(a.tryAcquireSlot()).isFalse();
+    assertThat(b.tryAcquireSlot()).isFalse();
 
     assertThat(a.available()).isZero();
     assertThat(b.available()).isZero();
     assertThat(shared.inUse()).isEqualTo(3);
     assertThat(a.toString())
         .isEqualTo(
-            "ConcurrencyLimit[2 of 3 slots held here, 0 waiting, shared"
+            "ConcurrencyLimit[2 of 3 slots held here, 0 waiting, polled every 0.1 ms, shared"
                 + " InMemoryConcurrencyLimitState[3 in use]]");
-    b.release();
+    b.releaseSlot();
     assertThat(a.available()).isEqualTo(1);
-    assertThatThrownBy(b::release)
+    assertThatThrownBy(b::releaseSlot)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("release() without a matching acquire: this limit holds none of its 3 slots");
-    a.release();
-    a.release();
+        .hasMessage(
+            "releaseSlot() without a matching acquire: this limit holds none of its 3 slots");
+    a.releaseSlot();
+    a.releaseSlot();
   }
 
   @Test
@@ -494,17 +485,17 @@ class ConcurrencyLimitTest {
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit a = sharedLimit(2, shared);
     ConcurrencyLimit b = sharedLimit(2, shared);
-    a.tryAcquire();
-    b.tryAcquire();
-    CompletableFuture<Void> waiter = a.acquireAsync();
+    a.tryAcquireSlot();
+    b.tryAcquireSlot();
+    CompletableFuture<Permit> waiter = a.acquireAsync();
     assertThat(waiter).isNotDone();
 
-    a.release();
+    a.releaseSlot();
 
     assertThat(waiter).isCompleted();
     assertThat(shared.inUse()).isEqualTo(2); // the slot changed hands without leaving the count
-    a.release();
-    b.release();
+    a.releaseSlot();
+    b.releaseSlot();
   }
 
   @Test
@@ -512,17 +503,17 @@ class ConcurrencyLimitTest {
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit a = sharedLimit(1, shared);
     ConcurrencyLimit b = sharedLimit(1, shared);
-    b.tryAcquire();
-    CompletableFuture<Void> waiter = a.acquireAsync();
+    b.tryAcquireSlot();
+    CompletableFuture<Permit> waiter = a.acquireAsync();
 
-    b.release(); // in another process, a's waiter would not hear of it
+    b.releaseSlot(); // in another process, a's waiter would not hear of it
     assertThat(waiter).isNotDone();
-    assertThat(a.tryAcquire()).isFalse(); // polls for the waiter, which goes first
+    assertThat(a.tryAcquireSlot()).isFalse(); // polls for the waiter, which goes first
 
     assertThat(waiter).isCompleted();
     assertThat(a.waiting()).isZero();
-    assertThat(b.tryAcquire()).isFalse();
-    a.release();
+    assertThat(b.tryAcquireSlot()).isFalse();
+    a.releaseSlot();
   }
 
   @Test
@@ -530,18 +521,18 @@ class ConcurrencyLimitTest {
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit a = sharedLimit(1, shared);
     ConcurrencyLimit b = sharedLimit(1, shared);
-    b.tryAcquire();
+    b.tryAcquireSlot();
     AtomicReference<Object> result = new AtomicReference<>();
-    Thread waiter = thread(result, () -> a.acquire(MINUTE));
+    Thread waiter = thread(result, () -> acquireSlot(a, MINUTE));
     awaitWaiting(a, 1);
 
-    b.release();
+    b.releaseSlot();
     waiter.join();
 
     assertThat(result.get()).isEqualTo(true);
     assertThat(shared.inUse()).isEqualTo(1);
-    assertThat(b.tryAcquire()).isFalse();
-    a.release();
+    assertThat(b.tryAcquireSlot()).isFalse();
+    a.releaseSlot();
   }
 
   @Test
@@ -549,12 +540,12 @@ class ConcurrencyLimitTest {
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit a = sharedLimit(1, shared);
     ConcurrencyLimit b = sharedLimit(1, shared);
-    b.tryAcquire();
+    b.tryAcquireSlot();
 
-    assertThat(a.acquire(TimeUnit.MILLISECONDS.toNanos(1))).isFalse(); // about ten polls
+    assertThat(acquireSlot(a, TimeUnit.MILLISECONDS.toNanos(1))).isFalse(); // about ten polls
 
     assertThat(a.waiting()).isZero();
-    b.release();
+    b.releaseSlot();
   }
 
   @Test
@@ -580,10 +571,10 @@ class ConcurrencyLimitTest {
                     boolean got;
                     switch (random.nextInt(3)) {
                       case 0:
-                        got = limit.tryAcquire();
+                        got = limit.tryAcquireSlot();
                         break;
                       case 1:
-                        got = limit.acquire(TimeUnit.MICROSECONDS.toNanos(200));
+                        got = acquireSlot(limit, TimeUnit.MICROSECONDS.toNanos(200));
                         break;
                       default:
                         // Never wait on an async slot here: only local calls would wake it.
@@ -593,7 +584,7 @@ class ConcurrencyLimitTest {
                       mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
                       Thread.onSpinWait();
                       held.decrementAndGet();
-                      limit.release();
+                      limit.releaseSlot();
                     }
                   }
                 } catch (Throwable e) {
@@ -632,6 +623,113 @@ class ConcurrencyLimitTest {
     ConcurrencyLimit built = ConcurrencyLimit.builder().withMaxConcurrent(2).build();
     assertThat(built.maxConcurrent()).isEqualTo(2);
     assertThat(built.toString()).isEqualTo("ConcurrencyLimit[2 of 2 free, 0 waiting]");
+  }
+
+  // ---- permits ------------------------------------------------------------------------------
+
+  @Test
+  void aSecondReleaseOfAPermitIsANoOpNotAnotherSlot() {
+    ConcurrencyLimit limit = limit(2);
+    Permit first = limit.tryAcquire().orElseThrow();
+    Permit second = limit.tryAcquire().orElseThrow();
+    assertThat(limit.tryAcquire()).isEmpty();
+    assertThat(first).hasToString("ConcurrencyLimit.Permit[held]");
+
+    first.release();
+    first.release();
+    first.close();
+
+    assertThat(first).hasToString("ConcurrencyLimit.Permit[released]");
+    assertThat(limit.available()).isEqualTo(1); // the second permit still holds its slot
+    try (Permit third = limit.tryAcquire().orElseThrow()) {
+      first.release(); // not the third's slot either
+      assertThat(third).hasToString("ConcurrencyLimit.Permit[held]");
+      assertThat(limit.available()).isZero();
+    }
+    second.release();
+    second.release();
+  }
+
+  @Test
+  void aSecondReleaseOfAPermitOfASharedLimitLeavesTheOtherLimitsSlotsAlone() {
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit a = sharedLimit(2, shared);
+    ConcurrencyLimit b = sharedLimit(2, shared);
+    Permit ofA = a.tryAcquire().orElseThrow();
+    Permit ofB = b.tryAcquire().orElseThrow();
+
+    ofA.release();
+    ofA.release();
+
+    assertThat(shared.inUse()).isEqualTo(1);
+    assertThat(a)
+        .hasToString(
+            "ConcurrencyLimit[0 of 2 slots held here, 0 waiting, polled every 0.1 ms, shared"
+                + " InMemoryConcurrencyLimitState[1 in use]]");
+    ofB.release();
+    ofB.release();
+    assertThat(shared.inUse()).isZero();
+  }
+
+  @Test
+  void aBlockedThreadGetsAPermitOfItsOwn() throws Exception {
+    ConcurrencyLimit limit = limit(1);
+    Permit holder = limit.tryAcquire().orElseThrow();
+    AtomicReference<Object> result = new AtomicReference<>();
+    Thread waiter = thread(result, () -> limit.acquire(Duration.ofMinutes(1)).orElseThrow());
+    awaitWaiting(limit, 1);
+
+    holder.release();
+    waiter.join();
+    holder.release(); // already handed to the waiter: a no-op
+
+    Permit granted = (Permit) result.get();
+    assertThat(limit.available()).isZero();
+    assertThat(limit.acquire(Duration.ZERO)).isEmpty();
+    granted.release();
+    granted.release();
+  }
+
+  @Test
+  void anAsyncPermitIsNeverGrantedAfterACancelAndIsHeldWhenTheCancelComesTooLate() {
+    ConcurrencyLimit limit = limit(1);
+    Permit holder = limit.tryAcquire().orElseThrow();
+    CompletableFuture<Permit> cancelled = limit.acquireAsync();
+    CompletableFuture<Permit> late = limit.acquireAsync();
+    assertThat(cancelled.cancel(true)).isTrue();
+
+    holder.release(); // skips the cancelled waiter
+    assertThat(late).isCompleted();
+    assertThat(late.cancel(true)).isFalse(); // granted first: the future holds the permit
+    assertThat(limit.available()).isZero();
+    Permit permit = late.join();
+    permit.release();
+    permit.release();
+    holder.release();
+
+    CompletableFuture<Permit> free = limit.acquireAsync();
+    CompletableFuture<Permit> other = limit.acquireAsync();
+    assertThat(free).isCompleted().isNotSameAs(other);
+    assertThat(free.cancel(true)).isFalse();
+    other.cancel(true);
+    free.join().release();
+  }
+
+  @Test
+  void acquireNeedsATimeout() {
+    ConcurrencyLimit limit = limit(1);
+    assertThatThrownBy(() -> limit.acquire(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("timeout cannot be null");
+  }
+
+  /**
+   * Takes a slot as {@link ConcurrencyLimit#acquire(Duration)} does; the queue tests give it back
+   * with releaseSlot, not through the permit.
+   */
+  private static boolean acquireSlot(ConcurrencyLimit limit, long timeoutNanos)
+      throws InterruptedException {
+    return ((SlotQueue) limit).acquirePermit(timeoutNanos) != null;
   }
 
   private interface Action {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.spi.PacerState;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -22,8 +23,9 @@ class PacerTest {
   void ninetyPerMinuteIsOneStartEvery666_666_667Nanos() {
     Pacer pacer = Pacer.of(90, Duration.ofMinutes(1));
 
-    assertThat(pacer.intervalNanos()).isEqualTo(666_666_667L);
+    assertThat(pacer.interval()).isEqualTo(Duration.ofNanos(666_666_667L));
     assertThat(pacer.burst()).isEqualTo(1);
+    assertThat(pacer).hasToString("Pacer[interval=666.7 ms, burst=1]");
     assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(0);
     assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(666_666_667L);
     assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(1_333_333_334L);
@@ -35,10 +37,11 @@ class PacerTest {
 
   @Test
   void intervalIsRoundedUpSoThePacerIsNeverFasterThanAsked() {
-    assertThat(Pacer.of(1, Duration.ofSeconds(1)).intervalNanos()).isEqualTo(S);
-    assertThat(Pacer.of(3, Duration.ofNanos(10)).intervalNanos()).isEqualTo(4);
-    assertThat(Pacer.of(7, Duration.ofNanos(1)).intervalNanos()).isEqualTo(1);
-    assertThat(Pacer.of(120, Duration.ofMinutes(1)).intervalNanos()).isEqualTo(500 * MS);
+    assertThat(Pacer.of(1, Duration.ofSeconds(1)).interval()).isEqualTo(Duration.ofNanos(S));
+    assertThat(Pacer.of(3, Duration.ofNanos(10)).interval()).isEqualTo(Duration.ofNanos(4));
+    assertThat(Pacer.of(7, Duration.ofNanos(1)).interval()).isEqualTo(Duration.ofNanos(1));
+    assertThat(Pacer.of(120, Duration.ofMinutes(1)).interval())
+        .isEqualTo(Duration.ofNanos(500 * MS));
   }
 
   @Test
@@ -47,12 +50,12 @@ class PacerTest {
     long last = -1;
     for (int i = 0; i < 600; i++) {
       long wait = pacer.tryAcquire(0, NO_LIMIT);
-      assertThat(wait).isEqualTo(i * pacer.intervalNanos());
+      assertThat(wait).isEqualTo(i * pacer.interval().toNanos());
       last = wait;
     }
     assertThat(last).isEqualTo(599 * 666_666_667L).isEqualTo(399_333_333_533L);
     // The queue is done one interval after the last start: 400 s within 1 us.
-    assertThat(last + pacer.intervalNanos()).isBetween(400 * S - 1_000, 400 * S + 1_000);
+    assertThat(last + pacer.interval().toNanos()).isBetween(400 * S - 1_000, 400 * S + 1_000);
   }
 
   @Test
@@ -113,15 +116,27 @@ class PacerTest {
   @Test
   void pauseDelaysEveryCallerAndIsNeverShortened() {
     PacerState shared = PacerState.inMemory();
-    Pacer first = Pacer.builder().withRate(1, Duration.ofSeconds(1)).withState(shared).build();
-    Pacer second = Pacer.builder().withRate(1, Duration.ofSeconds(1)).withState(shared).build();
-    assertThat(first.pausedUntil()).isEqualTo(Long.MIN_VALUE);
+    ManualTime time = new ManualTime();
+    Pacer first =
+        Pacer.builder().withRate(1, Duration.ofSeconds(1)).withState(shared).withTime(time).build();
+    Pacer second =
+        Pacer.builder().withRate(1, Duration.ofSeconds(1)).withState(shared).withTime(time).build();
+    assertThat(first.pausedUntil()).isEmpty();
+    assertThat(first.pauseRemaining()).isZero();
 
     first.pauseUntil(5 * S);
     first.pauseUntil(3 * S);
 
-    assertThat(first.pausedUntil()).isEqualTo(5 * S);
-    assertThat(second.pausedUntil()).isEqualTo(5 * S);
+    Instant end = ManualTime.START.plusSeconds(5);
+    assertThat(first.pausedUntil()).contains(end);
+    assertThat(second.pausedUntil()).contains(end);
+    assertThat(second.pauseRemaining()).isEqualTo(Duration.ofSeconds(5));
+    time.advance(Duration.ofSeconds(2));
+    assertThat(second.pausedUntil()).contains(end);
+    assertThat(second.pauseRemaining()).isEqualTo(Duration.ofSeconds(3));
+    assertThatThrownBy(() -> Pacer.builder().withTime(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("time cannot be null");
     assertThat(second.tryAcquire(0, 4 * S)).isEqualTo(-5 * S);
     assertThat(first.tryAcquire(S, NO_LIMIT)).isEqualTo(4 * S);
     assertThat(second.tryAcquire(2 * S, NO_LIMIT)).isEqualTo(4 * S);

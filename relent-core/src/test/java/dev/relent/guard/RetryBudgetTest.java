@@ -28,7 +28,30 @@ class RetryBudgetTest {
     assertThat(budget.available(0)).isZero();
     assertThat(budget.limit(0)).isEqualTo(200);
     assertThat(budget.toString())
-        .isEqualTo("RetryBudget[ratio=0.1, window=10000000000 ns, minRetries=100 per window]");
+        .isEqualTo("RetryBudget[ratio=0.1, window=10 s, minRetries=100 per window]");
+  }
+
+  @Test
+  void inspectionReadsTheBudgetsOwnTimeSource() {
+    ManualTime time = new ManualTime();
+    RetryBudget budget =
+        RetryBudget.builder()
+            .withRatio(0.5)
+            .withMinRetriesPerSecond(0)
+            .withWindow(Duration.ofSeconds(10))
+            .withTime(time)
+            .build();
+    firsts(budget, 0, 10);
+    assertThat(retries(budget, 0, 2)).isEqualTo(2);
+
+    assertThat(budget.limit()).isEqualTo(5);
+    assertThat(budget.available()).isEqualTo(3);
+    time.advance(Duration.ofSeconds(10)); // the window has moved past them all
+    assertThat(budget.limit()).isZero();
+    assertThat(budget.available()).isZero();
+    assertThatThrownBy(() -> RetryBudget.builder().withTime(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("time cannot be null");
   }
 
   @Test

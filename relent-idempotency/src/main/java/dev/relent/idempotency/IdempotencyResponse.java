@@ -1,9 +1,9 @@
 package dev.relent.idempotency;
 
+import dev.relent.idempotency.internal.ResponseParts;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,8 +44,8 @@ public final class IdempotencyResponse {
    */
   public static IdempotencyResponse of(int status, Map<String, List<String>> headers, byte[] body) {
     return new IdempotencyResponse(
-        checkStatus(status),
-        copyHeaders(headers),
+        ResponseParts.checkStatus(status),
+        ResponseParts.copyHeaders(headers),
         Objects.requireNonNull(body, "body cannot be null").clone());
   }
 
@@ -57,7 +57,7 @@ public final class IdempotencyResponse {
    * @throws IllegalArgumentException if the status is outside 100..599
    */
   public static Builder builder(int status) {
-    return new Builder(checkStatus(status));
+    return new Builder(ResponseParts.checkStatus(status));
   }
 
   /**
@@ -161,27 +161,6 @@ public final class IdempotencyResponse {
         + " bytes}";
   }
 
-  static int checkStatus(int status) {
-    if (status < 100 || status > 599) {
-      throw new IllegalArgumentException("status must be in 100..599: " + status);
-    }
-    return status;
-  }
-
-  static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
-    Objects.requireNonNull(headers, "headers cannot be null");
-    Map<String, List<String>> copy = new LinkedHashMap<>();
-    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-      String name = Objects.requireNonNull(e.getKey(), "header name cannot be null");
-      List<String> values = Objects.requireNonNull(e.getValue(), "header values cannot be null");
-      for (String v : values) {
-        Objects.requireNonNull(v, "header value cannot be null: " + name);
-      }
-      copy.put(name, Collections.unmodifiableList(new ArrayList<>(values)));
-    }
-    return Collections.unmodifiableMap(copy);
-  }
-
   /** Builds an {@link IdempotencyResponse}. Not thread-safe. */
   public static final class Builder {
     private final int status;
@@ -238,7 +217,7 @@ public final class IdempotencyResponse {
      * @return an immutable response
      */
     public IdempotencyResponse build() {
-      return new IdempotencyResponse(status, copyHeaders(headers), body.clone());
+      return new IdempotencyResponse(status, ResponseParts.copyHeaders(headers), body.clone());
     }
   }
 }

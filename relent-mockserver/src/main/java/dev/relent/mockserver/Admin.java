@@ -55,17 +55,16 @@ final class Admin {
           return;
         }
         ex.header("Allow", "POST");
-        Engine.json(ex, 405, "{\"error\":\"method_not_allowed\",\"allow\":\"POST\"}");
+        ex.json(405, "{\"error\":\"method_not_allowed\",\"allow\":\"POST\"}");
         return;
       default:
-        Engine.json(
-            ex,
+        ex.json(
             404,
             "{\"error\":\"no_admin_endpoint\",\"known\":[\"journal\",\"stats\",\"reset\",\"health\"]}");
         return;
     }
     ex.header("Allow", "GET, HEAD");
-    Engine.json(ex, 405, "{\"error\":\"method_not_allowed\",\"allow\":\"GET, HEAD\"}");
+    ex.json(405, "{\"error\":\"method_not_allowed\",\"allow\":\"GET, HEAD\"}");
   }
 
   private static void ok(Exchange ex, byte[] json) {
@@ -76,7 +75,7 @@ final class Admin {
 
   static byte[] journalJson(List<JournalEntry> entries, int capacity, long total) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256 + entries.size() * 256);
-    try (JsonGenerator g = Json.FACTORY.createGenerator(out)) {
+    try (JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
       g.writeStartObject();
       g.writeNumberField("capacity", capacity);
       g.writeNumberField("total", total);
@@ -117,7 +116,7 @@ final class Admin {
 
   static byte[] statsJson(MockServerStats s) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(512);
-    try (JsonGenerator g = Json.FACTORY.createGenerator(out)) {
+    try (JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
       g.writeStartObject();
       g.writeNumberField("requests", s.requests());
       g.writeNumberField("active", s.active());

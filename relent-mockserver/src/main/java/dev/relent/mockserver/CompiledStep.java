@@ -17,7 +17,7 @@ final class CompiledStep {
   final boolean hasBody;
   final byte[] body;
   final String contentType;
-  final Fault fault;
+  final InjectedFault fault;
   final int cut;
   final long delayNanos;
   final long stallNanos;

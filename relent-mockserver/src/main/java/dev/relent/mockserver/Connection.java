@@ -131,7 +131,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     engine.plan(ex);
-    if (ex.fault == Fault.RESET_BEFORE_READ && ex.step != null) {
+    if (ex.fault == InjectedFault.RESET_BEFORE_READ && ex.step != null) {
       reading = null;
       discarding = true;
       engine.record(ex);
@@ -188,12 +188,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (answering != ex || !ctx.channel().isActive()) {
       return;
     }
-    Fault fault = ex.fault;
-    if (fault == Fault.RESET || fault == Fault.RESET_BEFORE_READ) {
+    InjectedFault fault = ex.fault;
+    if (fault == InjectedFault.RESET || fault == InjectedFault.RESET_BEFORE_READ) {
       reset();
       return;
     }
-    if (fault == Fault.CLOSE) {
+    if (fault == InjectedFault.CLOSE) {
       ctx.close();
       return;
     }
@@ -249,7 +249,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     int cut = Math.min(ex.cut, body.length);
     ctx.write(new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, h));
     ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(body, 0, cut)));
-    if (fault == Fault.TRUNCATE) {
+    if (fault == InjectedFault.TRUNCATE) {
       // FIN after a short body: the client sees the connection end before Content-Length bytes.
       ctx.close();
       return;

@@ -53,6 +53,10 @@ public final class Cors {
   private final List<String> exposeHeaders;
   private final Duration maxAge;
   private final boolean allowCredentials;
+  // The header values, joined once.
+  private final String allowMethodsValue;
+  private final String allowHeadersValue;
+  private final String exposeHeadersValue;
 
   private Cors(
       boolean enabled,
@@ -69,6 +73,9 @@ public final class Cors {
     this.exposeHeaders = exposeHeaders;
     this.maxAge = maxAge;
     this.allowCredentials = allowCredentials;
+    this.allowMethodsValue = String.join(", ", allowMethods);
+    this.allowHeadersValue = allowHeaders == null ? null : String.join(", ", allowHeaders);
+    this.exposeHeadersValue = String.join(", ", exposeHeaders);
   }
 
   /**
@@ -95,12 +102,16 @@ public final class Cors {
    * @param origins origins such as {@code https://app.example}
    * @return new settings
    * @throws NullPointerException if {@code origins} or an element is null
-   * @throws IllegalArgumentException if {@code origins} is empty
+   * @throws IllegalArgumentException if {@code origins} is empty or holds an empty string
    */
   public Cors withAllowedOrigins(List<String> origins) {
     List<String> copy = List.copyOf(origins);
     if (copy.isEmpty()) {
       throw new IllegalArgumentException("allowOrigins must not be empty");
+    }
+    if (copy.contains("")) {
+      throw new IllegalArgumentException(
+          "allowOrigins must hold origins like https://app.example or *, not \"\"");
     }
     return new Cors(
         true, copy, allowMethods, allowHeaders, exposeHeaders, maxAge, allowCredentials);
@@ -195,7 +206,7 @@ public final class Cors {
     List<String> copy = List.copyOf(values);
     for (String v : copy) {
       if (!Http.isToken(v)) {
-        throw new IllegalArgumentException(what + " must hold HTTP tokens: " + Json.quote(v));
+        throw new IllegalArgumentException(what + " must hold HTTP tokens: " + JsonText.quote(v));
       }
     }
     return copy;
@@ -210,37 +221,62 @@ public final class Cors {
     return enabled;
   }
 
-  List<String> allowOrigins() {
-    return allowOrigins;
+  /**
+   * Answers {@code ex} if it is a preflight; otherwise adds the CORS headers its answer needs, if
+   * any.
+   *
+   * @return true if {@code ex} was a preflight and is answered
+   */
+  boolean handle(Exchange ex) {
+    String allowOrigin = allowOriginFor(ex.origin);
+    if (enabled
+        && ex.origin != null
+        && ex.method.equals("OPTIONS")
+        && ex.request.headers().contains("Access-Control-Request-Method")) {
+      preflight(ex, allowOrigin);
+      return true;
+    }
+    if (allowOrigin != null) {
+      ex.header("Access-Control-Allow-Origin", allowOrigin);
+      ex.header("Access-Control-Expose-Headers", exposeHeadersValue);
+      ex.header("Vary", "Origin");
+      allowCredentials(ex);
+    }
+    return false;
   }
 
-  List<String> allowMethods() {
-    return allowMethods;
+  private void preflight(Exchange ex, String allowOrigin) {
+    ex.outcome = "preflight";
+    if (allowOrigin == null) {
+      ex.json(403, "{\"error\":\"origin_not_allowed\"}");
+      return;
+    }
+    ex.status = 204;
+    ex.responseBody = new byte[0];
+    ex.header("Access-Control-Allow-Origin", allowOrigin);
+    ex.header("Access-Control-Allow-Methods", allowMethodsValue);
+    String requested = ex.request.headers().get("Access-Control-Request-Headers");
+    String allowed = allowHeadersValue != null ? allowHeadersValue : requested;
+    if (allowed != null && !allowed.isEmpty()) {
+      ex.header("Access-Control-Allow-Headers", allowed);
+    }
+    ex.header("Access-Control-Max-Age", Long.toString(maxAge.getSeconds()));
+    allowCredentials(ex);
+    ex.header("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers");
   }
 
-  List<String> allowHeaders() {
-    return allowHeaders;
-  }
-
-  List<String> exposeHeaders() {
-    return exposeHeaders;
-  }
-
-  Duration maxAge() {
-    return maxAge;
-  }
-
-  boolean allowCredentials() {
-    return allowCredentials;
+  private void allowCredentials(Exchange ex) {
+    if (allowCredentials) {
+      ex.header("Access-Control-Allow-Credentials", "true");
+    }
   }
 
   /** The value for Access-Control-Allow-Origin, or null if {@code origin} is not allowed. */
-  String allowOriginFor(String origin) {
+  private String allowOriginFor(String origin) {
     if (!enabled || origin == null) {
       return null;
     }
-    boolean any = allowOrigins.contains("*");
-    if (any) {
+    if (allowOrigins.contains("*")) {
       return allowCredentials ? origin : "*";
     }
     return allowOrigins.contains(origin) ? origin : null;

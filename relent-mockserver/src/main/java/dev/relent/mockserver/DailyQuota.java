@@ -1,5 +1,6 @@
 package dev.relent.mockserver;
 
+import java.time.Instant;
 import java.time.LocalTime;
 import java.util.Objects;
 
@@ -35,9 +36,7 @@ public final class DailyQuota {
    * @throws IllegalArgumentException if {@code limit} is less than 1
    */
   public static DailyQuota of(int limit) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be >= 1: " + limit);
-    }
+    RateLimit.LIMIT.check(limit);
     return new DailyQuota(limit, KeySpec.IP, 429, LocalTime.MIDNIGHT);
   }
 
@@ -61,7 +60,7 @@ public final class DailyQuota {
    * @throws IllegalArgumentException if {@code status} is outside 400..599
    */
   public DailyQuota withStatus(int status) {
-    return new DailyQuota(limit, key, Guards.rejectStatus(status), resetAt);
+    return new DailyQuota(limit, key, Emulation.REJECT_STATUS.check(status), resetAt);
   }
 
   /**
@@ -76,19 +75,67 @@ public final class DailyQuota {
     return new DailyQuota(limit, key, status, resetAt.withSecond(0).withNano(0));
   }
 
-  int limit() {
-    return limit;
+  /** Fresh counters, for one server. */
+  Emulation start() {
+    return new Days(this);
   }
 
-  KeySpec key() {
-    return key;
-  }
+  /**
+   * A request counter per caller key and quota day: a {@code long[] {day, used}} changed under its
+   * own lock, started over when a request arrives on a later day.
+   */
+  private static final class Days implements Emulation {
+    private static final long DAY_MILLIS = 86_400_000L;
 
-  int status() {
-    return status;
-  }
+    private final DailyQuota cfg;
+    private final String policy;
+    private final long offsetMillis;
+    private final PerCaller<long[]> counters = new PerCaller<>();
 
-  LocalTime resetAt() {
-    return resetAt;
+    Days(DailyQuota cfg) {
+      this.cfg = cfg;
+      this.offsetMillis = cfg.resetAt.toSecondOfDay() * 1000L;
+      this.policy = "\"daily\";q=" + cfg.limit + ";w=86400";
+    }
+
+    @Override
+    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+      long wallMillis = clock.wallMillis();
+      long day = Math.floorDiv(wallMillis - offsetMillis, DAY_MILLIS);
+      long resetAt = (day + 1) * DAY_MILLIS + offsetMillis;
+      long[] c = counters.get(cfg.key.callerOf(ex), k -> new long[] {day, 0});
+      long used;
+      boolean rejected;
+      synchronized (c) {
+        if (c[0] != day) {
+          c[0] = day;
+          c[1] = 0;
+        }
+        rejected = c[1] >= cfg.limit;
+        if (!rejected) {
+          c[1]++;
+        }
+        used = c[1];
+      }
+      long secondsToReset = Emulation.ceilSeconds(resetAt - wallMillis);
+      shown.add(policy, "daily", cfg.limit, cfg.limit - used, secondsToReset);
+      if (!rejected) {
+        return null;
+      }
+      return new Rejection(
+          "quota-exceeded",
+          cfg.status,
+          Math.max(1, secondsToReset),
+          "{\"error\":\"daily_quota_exceeded\",\"limit\":"
+              + cfg.limit
+              + ",\"resetAt\":"
+              + JsonText.quote(Instant.ofEpochMilli(resetAt).toString())
+              + "}");
+    }
+
+    @Override
+    public void reset() {
+      counters.clear();
+    }
   }
 }

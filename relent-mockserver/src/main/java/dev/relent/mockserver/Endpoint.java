@@ -1,71 +1,33 @@
 package dev.relent.mockserver;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
 /**
- * A compiled-from-config route or resource as the scenario holds it: immutable settings only; the
- * running state (counters, buckets) lives in {@link Engine}.
+ * A route or resource as the scenario holds it: immutable settings only; the running state
+ * (counters, buckets) lives in {@link Engine}.
+ *
+ * @param name the name in the journal and stats
+ * @param methods the methods it answers, or null for any
+ * @param path the path pattern (a literal path for a resource)
+ * @param steps the steps, each repeated as often as its {@link Step#times()} says
+ * @param cycle whether the steps start over after the last one
+ * @param sequencePer the key of per-caller step counters, or null for one counter
+ * @param emulations the endpoint's own emulations
+ * @param resource the resource settings, or null for a route
  */
-final class Endpoint {
+record Endpoint(
+    String name,
+    Set<String> methods,
+    PathPattern path,
+    List<Step> steps,
+    boolean cycle,
+    KeySpec sequencePer,
+    EmulationSettings emulations,
+    ResourceSettings resource) {
 
-  /** The settings of an idempotent resource endpoint; null for a plain route. */
-  static final class ResourceSettings {
-    final String idPrefix;
-    final String keyHeader;
-    final boolean requireKey;
-    final KeySpec scope;
-    final java.time.Duration ttl;
-
-    ResourceSettings(
-        String idPrefix,
-        String keyHeader,
-        boolean requireKey,
-        KeySpec scope,
-        java.time.Duration ttl) {
-      this.idPrefix = idPrefix;
-      this.keyHeader = keyHeader;
-      this.requireKey = requireKey;
-      this.scope = scope;
-      this.ttl = ttl;
-    }
-  }
-
-  final String name;
-  // Null means any method.
-  final Set<String> methods;
-  final PathPattern path;
-  final List<Step> steps;
-  final boolean cycle;
-  final KeySpec sequencePer;
-  final RateLimit rateLimit;
-  final ConcurrencyLimit concurrencyLimit;
-  final DailyQuota dailyQuota;
-  final Latency latency;
-  final ResourceSettings resource;
-
-  Endpoint(
-      String name,
-      Set<String> methods,
-      PathPattern path,
-      List<Step> steps,
-      boolean cycle,
-      KeySpec sequencePer,
-      RateLimit rateLimit,
-      ConcurrencyLimit concurrencyLimit,
-      DailyQuota dailyQuota,
-      Latency latency,
-      ResourceSettings resource) {
-    this.name = name;
-    this.methods = methods;
-    this.path = path;
-    this.steps = steps;
-    this.cycle = cycle;
-    this.sequencePer = sequencePer;
-    this.rateLimit = rateLimit;
-    this.concurrencyLimit = concurrencyLimit;
-    this.dailyQuota = dailyQuota;
-    this.latency = latency;
-    this.resource = resource;
-  }
+  /** The settings of an idempotent resource endpoint. */
+  record ResourceSettings(
+      String idPrefix, String keyHeader, boolean requireKey, KeySpec scope, Duration ttl) {}
 }

@@ -2,6 +2,7 @@ package dev.relent.mockserver;
 
 import io.netty.handler.codec.http.HttpRequest;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +42,7 @@ final class Exchange {
   byte[] responseBody;
   String contentType;
   final List<String> extra = new ArrayList<>(8);
-  Fault fault;
+  InjectedFault fault;
   int cut;
   long stallNanos = -1;
   long delayNanos;
@@ -74,6 +75,13 @@ final class Exchange {
   void header(String name, String value) {
     extra.add(name);
     extra.add(value);
+  }
+
+  /** Answers with {@code json} as an {@code application/json} body. */
+  void json(int status, String json) {
+    this.status = status;
+    this.responseBody = json.getBytes(StandardCharsets.UTF_8);
+    this.contentType = "application/json";
   }
 
   void hold(AtomicInteger counter) {

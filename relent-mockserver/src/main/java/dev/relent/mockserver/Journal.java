@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ final class Journal {
     final String endpoint;
     final int step;
     final int status;
-    final Fault fault;
+    final InjectedFault fault;
     final String outcome;
 
     Record(
@@ -51,7 +52,7 @@ final class Journal {
         String endpoint,
         int step,
         int status,
-        Fault fault,
+        InjectedFault fault,
         String outcome) {
       this.seq = seq;
       this.arrivedMillis = arrivedMillis;
@@ -71,7 +72,7 @@ final class Journal {
     JournalEntry toEntry(long base) {
       Map<String, List<String>> hs = new LinkedHashMap<>();
       for (Map.Entry<String, String> h : headers) {
-        String value = Redaction.isSecretHeader(h.getKey()) ? Redaction.REDACTED : h.getValue();
+        String value = Redaction.isSecretHeader(h.getKey()) ? JournalEntry.REDACTED : h.getValue();
         hs.computeIfAbsent(h.getKey(), k -> new ArrayList<>()).add(value);
       }
       hs.replaceAll((k, v) -> List.copyOf(v));
@@ -83,7 +84,7 @@ final class Journal {
           Redaction.redactUri(uri),
           Collections.unmodifiableMap(hs),
           bodyBytes,
-          bodyDigest == null ? null : Redaction.hex(bodyDigest),
+          bodyDigest == null ? null : HexFormat.of().formatHex(bodyDigest),
           endpoint,
           step,
           status,
@@ -91,6 +92,9 @@ final class Journal {
           outcome);
     }
   }
+
+  static final int DEFAULT_CAPACITY = 10_000;
+  static final IntRange CAPACITY = new IntRange("journalCapacity", 1, 10_000_000);
 
   private final int capacity;
   private final AtomicReferenceArray<Record> slots;

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * One request as the server saw and answered it. Credentials never appear: the values of {@code
  * Authorization}, {@code Cookie}, API-key and token headers and of credential-like query parameters
- * ({@code api_key}, {@code token}...) read {@code [redacted]}; the body is kept only as its size
+ * ({@code api_key}, {@code token}...) read {@value #REDACTED}; the body is kept only as its size
  * and SHA-256 digest.
  *
  * @param sequence 1 for the first request since the server started or was reset, then 2, 3...
@@ -41,6 +41,12 @@ public record JournalEntry(
     int status,
     String fault,
     String outcome) {
+
+  /**
+   * The text that stands in the journal instead of a credential: {@code REDACTED}, the marker the
+   * Relent clients' log lines use too, so that a test looks for one marker everywhere.
+   */
+  public static final String REDACTED = "REDACTED";
 
   /**
    * Returns the first value of a header (names compared ignoring case), redacted if secret.

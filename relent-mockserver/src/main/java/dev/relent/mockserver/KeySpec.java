@@ -9,8 +9,6 @@ import java.util.Locale;
  */
 final class KeySpec {
 
-  static final String EXPECTED = "expected ip, token, global or header:<name>";
-
   enum Kind {
     IP,
     TOKEN,
@@ -25,22 +23,15 @@ final class KeySpec {
   final Kind kind;
   final String header;
   final String text;
-  // Keys taken from credentials are shown as a digest in stats, never as they were sent.
-  final boolean secret;
 
   private KeySpec(Kind kind, String header, String text) {
     this.kind = kind;
     this.header = header;
     this.text = text;
-    this.secret = kind == Kind.TOKEN || (header != null && Redaction.isSecretHeader(header));
   }
 
-  /**
-   * Parses a key spec.
-   *
-   * @return the spec, or null if {@code text} is not one
-   */
-  static KeySpec parse(String text) {
+  /** The spec written {@code text}, or null if it is not one. */
+  private static KeySpec parse(String text) {
     switch (text) {
       case "ip":
         return IP;
@@ -69,9 +60,32 @@ final class KeySpec {
     KeySpec k = parse(text);
     if (k == null) {
       throw new IllegalArgumentException(
-          name + " must be ip, token, global or header:<name>: " + Json.quote(text));
+          name + " must be ip, token, global or header:<name>: " + JsonText.quote(text));
     }
     return k;
+  }
+
+  /**
+   * The caller's key in {@code ex}: its IP, the credentials of its {@code Authorization} (after the
+   * scheme), the value of the header (empty when missing), or the empty key for {@code global}.
+   */
+  String callerOf(Exchange ex) {
+    switch (kind) {
+      case IP:
+        return ex.ip;
+      case TOKEN:
+        String auth = ex.request.headers().get("Authorization");
+        if (auth == null) {
+          return "";
+        }
+        int space = auth.indexOf(' ');
+        return space < 0 ? auth : auth.substring(space + 1).trim();
+      case HEADER:
+        String v = ex.request.headers().get(header);
+        return v == null ? "" : v;
+      default:
+        return "";
+    }
   }
 
   @Override

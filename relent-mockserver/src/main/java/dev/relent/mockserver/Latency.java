@@ -2,6 +2,7 @@ package dev.relent.mockserver;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Latency emulation: every answer waits a duration drawn uniformly from {@code [min, max]}, added
@@ -52,18 +53,6 @@ public final class Latency {
     return new Latency(min, max, seed);
   }
 
-  Duration min() {
-    return min;
-  }
-
-  Duration max() {
-    return max;
-  }
-
-  long seed() {
-    return seed;
-  }
-
   /** The latency of the {@code n}-th request (0-based) in nanoseconds: SplitMix64 of seed and n. */
   long nanosFor(long n) {
     long lo = min.toNanos();
@@ -76,5 +65,31 @@ public final class Latency {
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     z = z ^ (z >>> 31);
     return lo + Math.floorMod(z, span + 1);
+  }
+
+  /** A fresh sequence of draws, for one server. */
+  Emulation start() {
+    return new Draws(this);
+  }
+
+  /** Counts the requests of one level and delays each by its draw; never rejects. */
+  private static final class Draws implements Emulation {
+    private final Latency cfg;
+    private final AtomicLong count = new AtomicLong();
+
+    Draws(Latency cfg) {
+      this.cfg = cfg;
+    }
+
+    @Override
+    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+      ex.delayNanos += cfg.nanosFor(count.getAndIncrement());
+      return null;
+    }
+
+    @Override
+    public void reset() {
+      count.set(0);
+    }
   }
 }

@@ -43,6 +43,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MockServer implements AutoCloseable {
 
+  /** The ports a server may listen on, 0 for an ephemeral one. */
+  static final IntRange PORT = new IntRange("port", 0, 65_535);
+
+  private static final IntRange THREADS = IntRange.atLeast("threads", 1);
+
   private final Scenario scenario;
   private final Engine engine;
   private final EventLoopGroup group;
@@ -121,7 +126,7 @@ public final class MockServer implements AutoCloseable {
    */
   public URI uri(String path) {
     if (!path.startsWith("/")) {
-      throw new IllegalArgumentException("path must start with /: " + Json.quote(path));
+      throw new IllegalArgumentException("path must start with /: " + JsonText.quote(path));
     }
     return URI.create(baseUri() + path);
   }
@@ -181,6 +186,15 @@ public final class MockServer implements AutoCloseable {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
+  /** Checks an address to listen on, set on a server or in a scenario file. */
+  static String checkHost(String host) {
+    Objects.requireNonNull(host, "host cannot be null");
+    if (host.isBlank()) {
+      throw new IllegalArgumentException("host must not be blank");
+    }
+    return host;
+  }
+
   /** Blocks until the server is closed (for a command-line launcher). */
   void awaitClose() {
     channel.closeFuture().syncUninterruptibly();
@@ -214,11 +228,7 @@ public final class MockServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code host} is blank
      */
     public Builder withHost(String host) {
-      Objects.requireNonNull(host, "host cannot be null");
-      if (host.isBlank()) {
-        throw new IllegalArgumentException("host must not be blank");
-      }
-      this.host = host;
+      this.host = checkHost(host);
       return this;
     }
 
@@ -230,10 +240,7 @@ public final class MockServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code port} is outside 0..65535
      */
     public Builder withPort(int port) {
-      if (port < 0 || port > 65_535) {
-        throw new IllegalArgumentException("port must be 0..65535: " + port);
-      }
-      this.port = port;
+      this.port = PORT.check(port);
       return this;
     }
 
@@ -258,11 +265,7 @@ public final class MockServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code capacity} is outside 1..10 000 000
      */
     public Builder withJournalCapacity(int capacity) {
-      if (capacity < 1 || capacity > 10_000_000) {
-        throw new IllegalArgumentException(
-            "journalCapacity must be 1..10000000 entries: " + capacity);
-      }
-      this.journalCapacity = capacity;
+      this.journalCapacity = Journal.CAPACITY.check(capacity);
       return this;
     }
 
@@ -274,10 +277,7 @@ public final class MockServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code threads} is less than 1
      */
     public Builder withThreads(int threads) {
-      if (threads < 1) {
-        throw new IllegalArgumentException("threads must be >= 1: " + threads);
-      }
-      this.threads = threads;
+      this.threads = THREADS.check(threads);
       return this;
     }
 

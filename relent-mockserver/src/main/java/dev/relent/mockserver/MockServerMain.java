@@ -69,10 +69,14 @@ public final class MockServerMain {
         try {
           port = Integer.parseInt(v);
         } catch (NumberFormatException e) {
-          port = -1;
+          port = null;
         }
-        if (port < 0 || port > 65_535) {
-          err.println("relent mock: --port must be an integer 0..65535, got " + Json.quote(v));
+        if (port == null || !MockServer.PORT.contains(port)) {
+          err.println(
+              "relent mock: --port must be an integer "
+                  + MockServer.PORT.text()
+                  + ", got "
+                  + JsonText.quote(v));
           return 2;
         }
       } else if (a.startsWith("-")) {

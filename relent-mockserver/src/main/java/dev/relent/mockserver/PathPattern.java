@@ -10,7 +10,7 @@ import java.util.List;
  */
 final class PathPattern {
 
-  static final String EXPECTED = "expected a path starting with \"/\"";
+  private static final String EXPECTED = "expected a path starting with \"/\"";
 
   private final String source;
   // Null when the pattern is a literal path: then matching is String.equals.
@@ -30,11 +30,11 @@ final class PathPattern {
    */
   static PathPattern compile(String path) {
     if (!path.startsWith("/")) {
-      throw new IllegalArgumentException(EXPECTED + ", got " + Json.quote(path));
+      throw new IllegalArgumentException(EXPECTED + ", got " + JsonText.quote(path));
     }
     if (path.indexOf('?') >= 0 || path.indexOf('#') >= 0 || path.indexOf(' ') >= 0) {
       throw new IllegalArgumentException(
-          "expected a path without query, fragment or space, got " + Json.quote(path));
+          "expected a path without query, fragment or space, got " + JsonText.quote(path));
     }
     if (path.indexOf('*') < 0 && path.indexOf('{') < 0) {
       return new PathPattern(path, null, false);
@@ -47,14 +47,15 @@ final class PathPattern {
       if (p.equals("**")) {
         if (i != parts.length - 1) {
           throw new IllegalArgumentException(
-              "\"**\" may only be the last segment, got " + Json.quote(path));
+              "\"**\" may only be the last segment, got " + JsonText.quote(path));
         }
         rest = true;
       } else if (p.equals("*") || (p.startsWith("{") && p.endsWith("}") && p.length() > 2)) {
         segs.add(null);
       } else if (p.indexOf('*') >= 0 || p.indexOf('{') >= 0 || p.indexOf('}') >= 0) {
         throw new IllegalArgumentException(
-            "expected whole-segment wildcards (*, {name} or a last **), got " + Json.quote(path));
+            "expected whole-segment wildcards (*, {name} or a last **), got "
+                + JsonText.quote(path));
       } else {
         segs.add(p);
       }

@@ -16,6 +16,9 @@ import java.util.Objects;
  */
 public final class RateLimit {
 
+  static final IntRange LIMIT = IntRange.atLeast("limit", 1);
+  static final IntRange BURST = IntRange.atLeast("burst", 1);
+
   private final int limit;
   private final Duration window;
   private final int burst;
@@ -43,9 +46,7 @@ public final class RateLimit {
    *     than 1 ms
    */
   public static RateLimit of(int limit, Duration window) {
-    if (limit < 1) {
-      throw new IllegalArgumentException("limit must be >= 1: " + limit);
-    }
+    LIMIT.check(limit);
     Objects.requireNonNull(window, "window cannot be null");
     if (window.toMillis() < 1) {
       throw new IllegalArgumentException("window must be >= 1 ms: " + window.toMillis() + " ms");
@@ -61,9 +62,7 @@ public final class RateLimit {
    * @throws IllegalArgumentException if {@code burst} is less than 1
    */
   public RateLimit withBurst(int burst) {
-    if (burst < 1) {
-      throw new IllegalArgumentException("burst must be >= 1: " + burst);
-    }
+    BURST.check(burst);
     return new RateLimit(limit, window, burst, key, status, name);
   }
 
@@ -88,7 +87,7 @@ public final class RateLimit {
    * @throws IllegalArgumentException if {@code status} is outside 400..599
    */
   public RateLimit withStatus(int status) {
-    return new RateLimit(limit, window, burst, key, Guards.rejectStatus(status), name);
+    return new RateLimit(limit, window, burst, key, Emulation.REJECT_STATUS.check(status), name);
   }
 
   /**
@@ -100,30 +99,91 @@ public final class RateLimit {
    * @throws IllegalArgumentException if {@code name} is not a token
    */
   public RateLimit withName(String name) {
-    return new RateLimit(limit, window, burst, key, status, Guards.policyName(name));
+    Objects.requireNonNull(name, "name cannot be null");
+    if (!Http.isToken(name)) {
+      throw new IllegalArgumentException("name must be an HTTP token: " + JsonText.quote(name));
+    }
+    return new RateLimit(limit, window, burst, key, status, name);
   }
 
-  int limit() {
-    return limit;
+  /** A fresh set of buckets, for one server. */
+  Emulation start() {
+    return new Buckets(this);
   }
 
-  Duration window() {
-    return window;
-  }
+  /**
+   * A token bucket per caller key, in integer units so that tests get exact numbers: one token is
+   * {@code window} nanoseconds' worth of units and every nanosecond adds {@code limit} units, so
+   * exactly {@code limit} tokens refill per window. A bucket is a {@code long[] {units, lastNanos}}
+   * changed under its own lock; buckets start full.
+   */
+  private static final class Buckets implements Emulation {
+    private final RateLimit cfg;
+    private final String policy;
+    private final long perToken;
+    private final long capacity;
+    private final PerCaller<long[]> buckets = new PerCaller<>();
 
-  int burst() {
-    return burst;
-  }
+    Buckets(RateLimit cfg) {
+      this.cfg = cfg;
+      this.perToken = cfg.window.toNanos();
+      long cap;
+      try {
+        cap = Math.multiplyExact(perToken, (long) cfg.burst);
+      } catch (ArithmeticException e) {
+        cap = Long.MAX_VALUE / 2;
+      }
+      this.capacity = cap;
+      this.policy =
+          "\""
+              + cfg.name
+              + "\";q="
+              + cfg.limit
+              + ";w="
+              + Emulation.ceilSeconds(cfg.window.toMillis());
+    }
 
-  KeySpec key() {
-    return key;
-  }
+    @Override
+    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+      long now = clock.monotonicNanos();
+      long limit = cfg.limit;
+      long[] b = buckets.get(cfg.key.callerOf(ex), k -> new long[] {capacity, now});
+      long units;
+      long retryAfter = -1;
+      synchronized (b) {
+        long elapsed = now - b[1];
+        if (elapsed > 0) {
+          long add = elapsed > capacity / limit ? capacity : elapsed * limit;
+          b[0] = Math.min(capacity, b[0] + add);
+          b[1] = now;
+        }
+        if (b[0] >= perToken) {
+          b[0] -= perToken;
+        } else {
+          long waitNanos = Emulation.ceilDiv(perToken - b[0], limit);
+          retryAfter = Math.max(1, Emulation.ceilDiv(waitNanos, 1_000_000_000L));
+        }
+        units = b[0];
+      }
+      long reset = Emulation.ceilDiv(Emulation.ceilDiv(capacity - units, limit), 1_000_000_000L);
+      shown.add(policy, cfg.name, limit, units / perToken, reset);
+      if (retryAfter < 0) {
+        return null;
+      }
+      return new Rejection(
+          "rate-limited",
+          cfg.status,
+          retryAfter,
+          "{\"error\":\"rate_limited\",\"policy\":"
+              + JsonText.quote(cfg.name)
+              + ",\"retryAfterSeconds\":"
+              + retryAfter
+              + "}");
+    }
 
-  int status() {
-    return status;
-  }
-
-  String name() {
-    return name;
+    @Override
+    public void reset() {
+      buckets.clear();
+    }
   }
 }

@@ -6,13 +6,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
 
 /**
- * Keeps credentials out of everything the server shows: the journal, the stats and messages. Header
- * values and query parameters whose names look like credentials become {@value #REDACTED}; caller
- * keys taken from credentials are shown as a short digest.
+ * Keeps credentials out of the journal: header values and query parameters whose names look like
+ * credentials become {@value JournalEntry#REDACTED}. Bodies are kept only as their SHA-256, and
+ * caller keys (a token, an API key header) are never shown anywhere.
  */
 final class Redaction {
-
-  static final String REDACTED = "[redacted]";
 
   private static final String[] SECRET_HEADER_PARTS = {
     "authorization",
@@ -36,18 +34,16 @@ final class Redaction {
   private Redaction() {}
 
   static boolean isSecretHeader(String name) {
-    String n = name.toLowerCase(Locale.ROOT);
-    for (String part : SECRET_HEADER_PARTS) {
-      if (n.contains(part)) {
-        return true;
-      }
-    }
-    return false;
+    return containsAny(name, SECRET_HEADER_PARTS);
   }
 
   static boolean isSecretParam(String name) {
+    return containsAny(name, SECRET_PARAM_PARTS);
+  }
+
+  private static boolean containsAny(String name, String[] parts) {
     String n = name.toLowerCase(Locale.ROOT);
-    for (String part : SECRET_PARAM_PARTS) {
+    for (String part : parts) {
       if (n.contains(part)) {
         return true;
       }
@@ -72,7 +68,7 @@ final class Redaction {
       int eq = pair.indexOf('=');
       String name = eq < 0 ? pair : pair.substring(0, eq);
       if (eq >= 0 && isSecretParam(decode(name))) {
-        out.append(name).append('=').append(REDACTED);
+        out.append(name).append('=').append(JournalEntry.REDACTED);
       } else {
         out.append(pair);
       }
@@ -96,30 +92,11 @@ final class Redaction {
     }
   }
 
-  /** A stable, non-reversible label for a secret key: {@code sha256:} and 12 hex digits. */
-  static String digestLabel(String secret) {
-    return "sha256:" + sha256Hex(secret.getBytes(StandardCharsets.UTF_8)).substring(0, 12);
-  }
-
-  static String sha256Hex(byte[] bytes) {
-    return hex(sha256().digest(bytes));
-  }
-
   static MessageDigest sha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
-  }
-
-  static String hex(byte[] bytes) {
-    char[] digits = "0123456789abcdef".toCharArray();
-    char[] out = new char[bytes.length * 2];
-    for (int i = 0; i < bytes.length; i++) {
-      out[2 * i] = digits[(bytes[i] >> 4) & 0xf];
-      out[2 * i + 1] = digits[bytes[i] & 0xf];
-    }
-    return new String(out);
   }
 }

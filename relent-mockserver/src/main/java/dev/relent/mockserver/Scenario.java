@@ -6,12 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What a {@link MockServer} answers: routes with scripted {@link Step} sequences, idempotent
@@ -26,10 +26,7 @@ public final class Scenario {
 
   private final List<Endpoint> endpoints;
   private final Cors cors;
-  private final RateLimit rateLimit;
-  private final ConcurrencyLimit concurrencyLimit;
-  private final DailyQuota dailyQuota;
-  private final Latency latency;
+  private final EmulationSettings emulations;
   private final int journalCapacity;
   private final String host;
   private final Integer port;
@@ -37,10 +34,7 @@ public final class Scenario {
   private Scenario(Builder b) {
     this.endpoints = List.copyOf(b.endpoints);
     this.cors = b.cors;
-    this.rateLimit = b.rateLimit;
-    this.concurrencyLimit = b.concurrencyLimit;
-    this.dailyQuota = b.dailyQuota;
-    this.latency = b.latency;
+    this.emulations = b.emulations();
     this.journalCapacity = b.journalCapacity;
     this.host = b.host;
     this.port = b.port;
@@ -107,7 +101,7 @@ public final class Scenario {
   public List<String> endpointNames() {
     List<String> names = new ArrayList<>();
     for (Endpoint e : endpoints) {
-      names.add(e.name);
+      names.add(e.name());
     }
     return List.copyOf(names);
   }
@@ -120,20 +114,8 @@ public final class Scenario {
     return cors;
   }
 
-  RateLimit rateLimit() {
-    return rateLimit;
-  }
-
-  ConcurrencyLimit concurrencyLimit() {
-    return concurrencyLimit;
-  }
-
-  DailyQuota dailyQuota() {
-    return dailyQuota;
-  }
-
-  Latency latency() {
-    return latency;
+  EmulationSettings emulations() {
+    return emulations;
   }
 
   int journalCapacity() {
@@ -151,6 +133,76 @@ public final class Scenario {
   }
 
   /**
+   * The emulation settings that a scenario and each of its endpoints take. On the {@link Builder}
+   * they apply to every route and resource, before the endpoint's own; on an endpoint's builder, to
+   * that endpoint alone. Default: none. Mutable and not thread-safe.
+   *
+   * @param <B> the concrete builder, returned by every setter
+   */
+  public abstract static class EmulationBuilder<B extends EmulationBuilder<B>> {
+    private RateLimit rateLimit;
+    private ConcurrentRequestLimit concurrencyLimit;
+    private DailyQuota dailyQuota;
+    private Latency latency;
+
+    EmulationBuilder() {}
+
+    abstract B self();
+
+    /**
+     * Limits the request rate.
+     *
+     * @param rateLimit the limit
+     * @return this builder
+     * @throws NullPointerException if {@code rateLimit} is null
+     */
+    public B withRateLimit(RateLimit rateLimit) {
+      this.rateLimit = Objects.requireNonNull(rateLimit, "rateLimit cannot be null");
+      return self();
+    }
+
+    /**
+     * Limits the requests answered at once.
+     *
+     * @param limit the limit
+     * @return this builder
+     * @throws NullPointerException if {@code limit} is null
+     */
+    public B withConcurrencyLimit(ConcurrentRequestLimit limit) {
+      this.concurrencyLimit = Objects.requireNonNull(limit, "concurrencyLimit cannot be null");
+      return self();
+    }
+
+    /**
+     * Limits the requests per day.
+     *
+     * @param quota the quota
+     * @return this builder
+     * @throws NullPointerException if {@code quota} is null
+     */
+    public B withDailyQuota(DailyQuota quota) {
+      this.dailyQuota = Objects.requireNonNull(quota, "dailyQuota cannot be null");
+      return self();
+    }
+
+    /**
+     * Adds latency to the answers (on the scenario, on top of an endpoint's own).
+     *
+     * @param latency the latency
+     * @return this builder
+     * @throws NullPointerException if {@code latency} is null
+     */
+    public B withLatency(Latency latency) {
+      this.latency = Objects.requireNonNull(latency, "latency cannot be null");
+      return self();
+    }
+
+    EmulationSettings emulations() {
+      return new EmulationSettings(latency, rateLimit, dailyQuota, concurrencyLimit);
+    }
+  }
+
+  /**
    * Builds a {@link Scenario}. Mutable and not thread-safe; {@link #build()} copies.
    *
    * <pre>{@code
@@ -162,28 +214,30 @@ public final class Scenario {
    *     .build();
    * }</pre>
    */
-  public static final class Builder {
+  public static final class Builder extends EmulationBuilder<Builder> {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private Cors cors = Cors.allowAll();
-    private RateLimit rateLimit;
-    private ConcurrencyLimit concurrencyLimit;
-    private DailyQuota dailyQuota;
-    private Latency latency;
-    private int journalCapacity = 10_000;
+    private int journalCapacity = Journal.DEFAULT_CAPACITY;
     private String host;
     private Integer port;
     private EndpointBuilder<?> open;
 
     private Builder() {}
 
-    /** The file's {@code server} section; the server's own builder settings win over it. */
-    Builder withServer(String host, Integer port) {
-      if (host != null) {
-        this.host = host;
-      }
-      if (port != null) {
-        this.port = port;
-      }
+    @Override
+    Builder self() {
+      return this;
+    }
+
+    /** The file's {@code server.host}; the server's own builder setting wins over it. */
+    Builder withHost(String host) {
+      this.host = MockServer.checkHost(host);
+      return this;
+    }
+
+    /** The file's {@code server.port}; the server's own builder setting wins over it. */
+    Builder withPort(int port) {
+      this.port = MockServer.PORT.check(port);
       return this;
     }
 
@@ -200,8 +254,12 @@ public final class Scenario {
      */
     public RouteBuilder route(String method, String path) {
       Objects.requireNonNull(method, "method cannot be null");
-      Set<String> methods = method.equals("*") ? null : Set.of(checkMethod(method));
-      return open(new RouteBuilder(this, methods, compile(path)));
+      PathPattern p = compile(path);
+      RouteBuilder r = new RouteBuilder(this, p);
+      if (!method.equals("*")) {
+        r.method(method);
+      }
+      return open(r);
     }
 
     /**
@@ -213,7 +271,7 @@ public final class Scenario {
      * @throws IllegalArgumentException if {@code path} is not a pattern
      */
     public RouteBuilder route(String path) {
-      return open(new RouteBuilder(this, null, compile(path)));
+      return open(new RouteBuilder(this, compile(path)));
     }
 
     /**
@@ -230,7 +288,8 @@ public final class Scenario {
       PathPattern p = compile(path);
       if (p.source().contains("*") || p.source().contains("{") || p.source().endsWith("/")) {
         throw new IllegalArgumentException(
-            "path of a resource must be a literal path without a trailing /: " + Json.quote(path));
+            "path of a resource must be a literal path without a trailing /: "
+                + JsonText.quote(path));
       }
       return open(new ResourceBuilder(this, p));
     }
@@ -248,54 +307,6 @@ public final class Scenario {
     }
 
     /**
-     * Applies a rate limit to every route and resource, before their own (default none).
-     *
-     * @param rateLimit the limit
-     * @return this builder
-     * @throws NullPointerException if {@code rateLimit} is null
-     */
-    public Builder withRateLimit(RateLimit rateLimit) {
-      this.rateLimit = Objects.requireNonNull(rateLimit, "rateLimit cannot be null");
-      return this;
-    }
-
-    /**
-     * Applies a concurrency limit to every route and resource, before their own (default none).
-     *
-     * @param limit the limit
-     * @return this builder
-     * @throws NullPointerException if {@code limit} is null
-     */
-    public Builder withConcurrencyLimit(ConcurrencyLimit limit) {
-      this.concurrencyLimit = Objects.requireNonNull(limit, "concurrencyLimit cannot be null");
-      return this;
-    }
-
-    /**
-     * Applies a daily quota to every route and resource, before their own (default none).
-     *
-     * @param quota the quota
-     * @return this builder
-     * @throws NullPointerException if {@code quota} is null
-     */
-    public Builder withDailyQuota(DailyQuota quota) {
-      this.dailyQuota = Objects.requireNonNull(quota, "dailyQuota cannot be null");
-      return this;
-    }
-
-    /**
-     * Adds latency to every answer, on top of a route's own (default none).
-     *
-     * @param latency the latency
-     * @return this builder
-     * @throws NullPointerException if {@code latency} is null
-     */
-    public Builder withLatency(Latency latency) {
-      this.latency = Objects.requireNonNull(latency, "latency cannot be null");
-      return this;
-    }
-
-    /**
      * Sets how many journal entries the server keeps; older ones are dropped (default 10 000).
      *
      * @param capacity the number of entries, 1 to 10 000 000
@@ -303,11 +314,7 @@ public final class Scenario {
      * @throws IllegalArgumentException if {@code capacity} is outside 1..10 000 000
      */
     public Builder withJournalCapacity(int capacity) {
-      if (capacity < 1 || capacity > 10_000_000) {
-        throw new IllegalArgumentException(
-            "journalCapacity must be 1..10000000 entries: " + capacity);
-      }
-      this.journalCapacity = capacity;
+      this.journalCapacity = Journal.CAPACITY.check(capacity);
       return this;
     }
 
@@ -315,8 +322,7 @@ public final class Scenario {
      * Builds the scenario.
      *
      * @return the scenario
-     * @throws IllegalStateException if a route has no steps, two endpoints share a name, or a
-     *     step's settings contradict each other (the message names both)
+     * @throws IllegalStateException if a route has no steps or two endpoints share a name
      */
     public Scenario build() {
       closeOpen();
@@ -329,19 +335,31 @@ public final class Scenario {
       return b;
     }
 
-    private void closeOpen() {
+    /**
+     * Finishes the endpoint being built.
+     *
+     * @throws IllegalStateException if it is incomplete or its name is taken
+     */
+    void closeOpen() {
       if (open == null) {
         return;
       }
       Endpoint e = open.toEndpoint();
       open = null;
       for (Endpoint other : endpoints) {
-        if (other.name.equals(e.name)) {
+        if (other.name().equals(e.name())) {
           throw new IllegalStateException(
-              "two endpoints are named " + Json.quote(e.name) + "; give one a different name");
+              "two endpoints are named "
+                  + JsonText.quote(e.name())
+                  + "; give one a different name");
         }
       }
       endpoints.add(e);
+    }
+
+    /** Drops the endpoint being built (the file's way with an endpoint that has problems). */
+    void discardOpen() {
+      open = null;
     }
 
     private static PathPattern compile(String path) {
@@ -352,14 +370,6 @@ public final class Scenario {
         throw new IllegalArgumentException("path: " + e.getMessage(), e);
       }
     }
-
-    static String checkMethod(String method) {
-      if (!Http.isToken(method)) {
-        throw new IllegalArgumentException(
-            "method must be an HTTP method token like GET: " + Json.quote(method));
-      }
-      return method.toUpperCase(Locale.ROOT);
-    }
   }
 
   /**
@@ -367,26 +377,25 @@ public final class Scenario {
    *
    * @param <B> the concrete builder, returned by every setter
    */
-  public abstract static class EndpointBuilder<B extends EndpointBuilder<B>> {
+  public abstract static class EndpointBuilder<B extends EndpointBuilder<B>>
+      extends EmulationBuilder<B> {
     final Builder parent;
     final PathPattern path;
     String name;
+    // Null until set.
     List<Step> steps;
     boolean cycle;
     KeySpec sequencePer;
-    RateLimit rateLimit;
-    ConcurrencyLimit concurrencyLimit;
-    DailyQuota dailyQuota;
-    Latency latency;
 
     EndpointBuilder(Builder parent, PathPattern path) {
       this.parent = parent;
       this.path = path;
     }
 
-    abstract B self();
-
     abstract Endpoint toEndpoint();
+
+    /** Whether this endpoint is a resource, where a step may answer without creating. */
+    abstract boolean isResource();
 
     /**
      * Sets the steps, answered in order; the last one repeats (unless {@link #cycling()}).
@@ -394,15 +403,47 @@ public final class Scenario {
      * @param steps one or more steps
      * @return this builder
      * @throws NullPointerException if {@code steps} or an element is null
-     * @throws IllegalArgumentException if {@code steps} is empty
+     * @throws IllegalArgumentException if {@code steps} is empty, or a step's settings contradict
+     *     each other (the message names the step and both settings)
      */
     public B steps(Step... steps) {
-      List<Step> copy = List.copyOf(Arrays.asList(steps));
-      if (copy.isEmpty()) {
+      if (steps.length == 0) {
         throw new IllegalArgumentException("steps must not be empty");
       }
-      this.steps = copy;
+      List<Step> list = new ArrayList<>(steps.length);
+      for (int i = 0; i < steps.length; i++) {
+        try {
+          list.add(checked(steps[i]));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("step " + i + ": " + e.getMessage(), e);
+        }
+      }
+      this.steps = list;
       return self();
+    }
+
+    /**
+     * Adds one step after those set so far: the scenario file's way, so that a problem names the
+     * step's own line.
+     *
+     * @throws IllegalArgumentException if the step's settings contradict each other
+     */
+    B addStep(Step step) {
+      Step s = checked(step);
+      if (steps == null) {
+        steps = new ArrayList<>();
+      }
+      steps.add(s);
+      return self();
+    }
+
+    private Step checked(Step step) {
+      Objects.requireNonNull(step, "step cannot be null");
+      String conflict = step.conflict(isResource());
+      if (conflict != null) {
+        throw new IllegalArgumentException(conflict);
+      }
+      return step;
     }
 
     /**
@@ -444,54 +485,6 @@ public final class Scenario {
      */
     public B withSequencePer(String key) {
       this.sequencePer = KeySpec.of("sequencePer", key);
-      return self();
-    }
-
-    /**
-     * Limits this endpoint's request rate.
-     *
-     * @param rateLimit the limit
-     * @return this builder
-     * @throws NullPointerException if {@code rateLimit} is null
-     */
-    public B withRateLimit(RateLimit rateLimit) {
-      this.rateLimit = Objects.requireNonNull(rateLimit, "rateLimit cannot be null");
-      return self();
-    }
-
-    /**
-     * Limits this endpoint's active requests.
-     *
-     * @param limit the limit
-     * @return this builder
-     * @throws NullPointerException if {@code limit} is null
-     */
-    public B withConcurrencyLimit(ConcurrencyLimit limit) {
-      this.concurrencyLimit = Objects.requireNonNull(limit, "concurrencyLimit cannot be null");
-      return self();
-    }
-
-    /**
-     * Limits this endpoint's requests per day.
-     *
-     * @param quota the quota
-     * @return this builder
-     * @throws NullPointerException if {@code quota} is null
-     */
-    public B withDailyQuota(DailyQuota quota) {
-      this.dailyQuota = Objects.requireNonNull(quota, "dailyQuota cannot be null");
-      return self();
-    }
-
-    /**
-     * Adds latency to this endpoint's answers.
-     *
-     * @param latency the latency
-     * @return this builder
-     * @throws NullPointerException if {@code latency} is null
-     */
-    public B withLatency(Latency latency) {
-      this.latency = Objects.requireNonNull(latency, "latency cannot be null");
       return self();
     }
 
@@ -550,33 +543,25 @@ public final class Scenario {
       return parent.build();
     }
 
-    void checkSteps(boolean inResource) {
-      for (int i = 0; i < steps.size(); i++) {
-        String conflict = steps.get(i).conflict(inResource);
-        if (conflict != null) {
-          throw new IllegalStateException(name + ": step " + i + ": " + conflict);
-        }
-      }
-    }
-
-    List<Step> expandedSteps() {
-      List<Step> out = new ArrayList<>();
+    Endpoint endpoint(Set<String> methods, List<Step> steps, Endpoint.ResourceSettings resource) {
+      List<Step> expanded = new ArrayList<>();
       for (Step s : steps) {
         for (int i = 0; i < s.times(); i++) {
-          out.add(s);
+          expanded.add(s);
         }
       }
-      return List.copyOf(out);
+      return new Endpoint(
+          name, methods, path, List.copyOf(expanded), cycle, sequencePer, emulations(), resource);
     }
   }
 
   /** Builds a route: method, path pattern and steps. Mutable and not thread-safe. */
   public static final class RouteBuilder extends EndpointBuilder<RouteBuilder> {
+    // Null means any method.
     private Set<String> methods;
 
-    RouteBuilder(Builder parent, Set<String> methods, PathPattern path) {
+    RouteBuilder(Builder parent, PathPattern path) {
       super(parent, path);
-      this.methods = methods;
     }
 
     /**
@@ -591,8 +576,18 @@ public final class Scenario {
       if (methods == null) {
         throw new IllegalStateException("route " + path + " already matches any method");
       }
-      Set<String> more = new LinkedHashSet<>(methods);
-      more.add(Builder.checkMethod(Objects.requireNonNull(method, "method cannot be null")));
+      return method(method);
+    }
+
+    /** Matches {@code method}, as the only one so far or besides those already set. */
+    RouteBuilder method(String method) {
+      Objects.requireNonNull(method, "method cannot be null");
+      if (!Http.isToken(method)) {
+        throw new IllegalArgumentException(
+            "method must be an HTTP method token like GET: " + JsonText.quote(method));
+      }
+      Set<String> more = methods == null ? new LinkedHashSet<>() : new LinkedHashSet<>(methods);
+      more.add(method.toUpperCase(Locale.ROOT));
       methods = Set.copyOf(more);
       return this;
     }
@@ -603,34 +598,23 @@ public final class Scenario {
     }
 
     @Override
+    boolean isResource() {
+      return false;
+    }
+
+    @Override
     Endpoint toEndpoint() {
       if (name == null) {
-        name = defaultName(methods, path);
+        name =
+            methods == null
+                ? path.source()
+                : String.join("|", new TreeSet<>(methods)) + " " + path.source();
       }
       if (steps == null) {
         throw new IllegalStateException("route " + name + " has no steps");
       }
-      checkSteps(false);
-      return new Endpoint(
-          name,
-          methods,
-          path,
-          expandedSteps(),
-          cycle,
-          sequencePer,
-          rateLimit,
-          concurrencyLimit,
-          dailyQuota,
-          latency,
-          null);
+      return endpoint(methods, steps, null);
     }
-  }
-
-  static String defaultName(Set<String> methods, PathPattern path) {
-    if (methods == null) {
-      return path.source();
-    }
-    return String.join("|", new java.util.TreeSet<>(methods)) + " " + path.source();
   }
 
   /**
@@ -648,7 +632,6 @@ public final class Scenario {
 
     ResourceBuilder(Builder parent, PathPattern path) {
       super(parent, path);
-      this.steps = List.of(Step.normal());
     }
 
     /**
@@ -663,7 +646,7 @@ public final class Scenario {
       Objects.requireNonNull(prefix, "idPrefix cannot be null");
       if (!prefix.matches("[A-Za-z0-9_-]*")) {
         throw new IllegalArgumentException(
-            "idPrefix must hold only letters, digits, _ or -: " + Json.quote(prefix));
+            "idPrefix must hold only letters, digits, _ or -: " + JsonText.quote(prefix));
       }
       this.idPrefix = prefix;
       return this;
@@ -681,7 +664,7 @@ public final class Scenario {
       Objects.requireNonNull(header, "keyHeader cannot be null");
       if (!Http.isToken(header)) {
         throw new IllegalArgumentException(
-            "keyHeader must be an HTTP token: " + Json.quote(header));
+            "keyHeader must be an HTTP token: " + JsonText.quote(header));
       }
       this.keyHeader = header;
       return this;
@@ -735,22 +718,18 @@ public final class Scenario {
     }
 
     @Override
+    boolean isResource() {
+      return true;
+    }
+
+    @Override
     Endpoint toEndpoint() {
       if (name == null) {
         name = path.source();
       }
-      checkSteps(true);
-      return new Endpoint(
-          name,
+      return endpoint(
           null,
-          path,
-          expandedSteps(),
-          cycle,
-          sequencePer,
-          rateLimit,
-          concurrencyLimit,
-          dailyQuota,
-          latency,
+          steps == null ? List.of(Step.normal()) : steps,
           new Endpoint.ResourceSettings(idPrefix, keyHeader, requireKey, scope, ttl));
     }
   }

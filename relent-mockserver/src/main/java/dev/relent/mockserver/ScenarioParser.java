@@ -16,19 +16,25 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads a scenario file into a {@link Scenario}.
  *
  * <p>Design: Jackson's streaming parser (JSON or YAML) builds a small tree whose every node knows
- * its line; a typed walk over that tree checks each field against the format of {@code
- * docs/mockserver.md} and collects every problem as {@code source:line: path: what was expected,
- * got what}, so one run shows all mistakes. Only a file without problems reaches the builders. Not
- * thread-safe; one instance per parse.
+ * its line; a typed walk over that tree checks what only a file can get wrong (unknown and missing
+ * keys, JSON types, the spelling of durations, faults and times of day) and hands every value to
+ * the setter of the embeddable API that takes it. The setters hold the rules; a setter's rejection
+ * becomes a problem {@code source:line: path: message}, naming the value's line and the object it
+ * belongs to. Every problem is collected, so one run shows all mistakes; an endpoint with problems
+ * is dropped from the builder, and a file with any is rejected as a whole. Not thread-safe; one
+ * instance per parse.
  */
 final class ScenarioParser {
 
@@ -105,6 +111,13 @@ final class ScenarioParser {
           "maxAge",
           "allowCredentials");
   private static final List<String> SERVER_KEYS = List.of("host", "port");
+  // An endpoint whose path is unusable is still checked in full, on a stand-in that is dropped.
+  private static final String STAND_IN = "/stand-in";
+  // A non-negative integer and a unit; ISO 8601 is parsed apart.
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,10})(ms|s|m|h|d)?");
+  private static final String DURATION_EXPECTED = "expected a duration like 250ms, 2s, 1m or PT2S";
+  private static final String METHOD_EXPECTED =
+      "expected a method like \"GET\", \"*\" for any, or an array of methods";
   private static final List<String> JOURNAL_KEYS = List.of("capacity");
 
   /** A parsed value with the line it starts on. */
@@ -243,13 +256,49 @@ final class ScenarioParser {
         return "an array";
       case VALUE_STRING:
         String t = n.text.length() > 60 ? n.text.substring(0, 57) + "..." : n.text;
-        return Json.quote(t);
+        return JsonText.quote(t);
       default:
         return n.text;
     }
   }
 
   // ---- typed access --------------------------------------------------------------------------
+
+  /** Reads a key of an object: null if absent, or (reported) of the wrong type. */
+  @FunctionalInterface
+  private interface Reader<V> {
+    V read(Node obj, String path, String key);
+  }
+
+  /**
+   * Calls the embeddable API with values from the file; a rejection becomes a problem on the line
+   * of {@code at}, under {@code path}, with the API's own message.
+   *
+   * @return what the call returned, or null if it was rejected
+   */
+  private <T> T call(Node at, String path, Supplier<T> api) {
+    try {
+      return api.get();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      problem(at.line, path, e.getMessage());
+      return null;
+    }
+  }
+
+  /** Applies a setter to {@code target}; if it rejects (a problem on {@code at}'s line), none. */
+  private <T> T apply(T target, Node at, String path, UnaryOperator<T> setter) {
+    T result = call(at, path, () -> setter.apply(target));
+    return result == null ? target : result;
+  }
+
+  /** Reads {@code key} of {@code obj} and, if present and well typed, hands it to the setter. */
+  private <T, V> T set(
+      T target, Node obj, String path, String key, Reader<V> reader, BiFunction<T, V, T> setter) {
+    V value = reader.read(obj, path, key);
+    return value == null
+        ? target
+        : apply(target, obj.fields.get(key), path, t -> setter.apply(t, value));
+  }
 
   /** Reports unknown keys; returns false if {@code n} is not an object at all. */
   private boolean object(Node n, String path, List<String> known) {
@@ -276,95 +325,146 @@ final class ScenarioParser {
     return true;
   }
 
-  private String string(Node obj, String path, String key) {
+  /** The value of {@code key} if it passes {@code ok}; otherwise reports "expected ...". */
+  private Node value(Node obj, String path, String key, boolean ok, String expected) {
     Node n = obj.fields.get(key);
-    if (n == null) {
+    if (n != null && !ok) {
+      problem(n.line, join(path, key), expected + ", got " + got(n));
       return null;
     }
-    if (!n.isString()) {
-      problem(n.line, join(path, key), "expected a string, got " + got(n));
-      return null;
-    }
-    return n.text;
+    return n;
   }
 
-  private Long integer(Node obj, String path, String key, long min, long max, String expected) {
+  private String string(Node obj, String path, String key) {
     Node n = obj.fields.get(key);
-    if (n == null) {
-      return null;
-    }
-    if (n.token == JsonToken.VALUE_NUMBER_INT) {
+    n = value(obj, path, key, n == null || n.isString(), "expected a string");
+    return n == null ? null : n.text;
+  }
+
+  /** Reads an integer for a setting of {@code range}, which names it when a value is no integer. */
+  private Reader<Integer> int32(IntRange range) {
+    return (obj, path, key) -> {
+      // A value no int holds is outside every range here.
+      Long v =
+          integer(
+              obj, path, key, "an integer " + range.text(), Integer.MIN_VALUE, Integer.MAX_VALUE);
+      return v == null ? null : v.intValue();
+    };
+  }
+
+  private Long int64(Node obj, String path, String key) {
+    return integer(obj, path, key, "an integer", Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  private Long integer(Node obj, String path, String key, String expected, long min, long max) {
+    Node n = obj.fields.get(key);
+    Long v = null;
+    if (n != null && n.token == JsonToken.VALUE_NUMBER_INT) {
       try {
-        long v = Long.parseLong(n.text);
-        if (v >= min && v <= max) {
-          return v;
-        }
+        long parsed = Long.parseLong(n.text);
+        v = parsed >= min && parsed <= max ? parsed : null;
       } catch (NumberFormatException e) {
-        // Larger than a long: out of range, reported below.
+        // Larger than a long: reported below.
       }
     }
-    problem(n.line, join(path, key), "expected " + expected + ", got " + got(n));
-    return null;
+    value(obj, path, key, n == null || v != null, "expected " + expected);
+    return v;
   }
 
   private Boolean bool(Node obj, String path, String key) {
     Node n = obj.fields.get(key);
-    if (n == null) {
-      return null;
-    }
-    if (n.token == JsonToken.VALUE_TRUE || n.token == JsonToken.VALUE_FALSE) {
-      return n.token == JsonToken.VALUE_TRUE;
-    }
-    problem(n.line, join(path, key), "expected true or false, got " + got(n));
-    return null;
+    boolean ok = n == null || n.token == JsonToken.VALUE_TRUE || n.token == JsonToken.VALUE_FALSE;
+    n = value(obj, path, key, ok, "expected true or false");
+    return n == null ? null : n.token == JsonToken.VALUE_TRUE;
   }
 
   private Duration duration(Node obj, String path, String key) {
     Node n = obj.fields.get(key);
-    if (n == null) {
-      return null;
-    }
-    Duration d = n.isString() ? Durations.parse(n.text) : null;
-    if (d == null) {
-      problem(n.line, join(path, key), Durations.EXPECTED + ", got " + got(n));
-    }
+    Duration d = n != null && n.isString() ? parseDuration(n.text) : null;
+    value(obj, path, key, n == null || d != null, DURATION_EXPECTED);
     return d;
   }
 
-  private KeySpec keySpec(Node obj, String path, String key) {
+  private LocalTime timeOfDay(Node obj, String path, String key) {
     Node n = obj.fields.get(key);
-    if (n == null) {
-      return null;
+    LocalTime t = null;
+    if (n != null && n.isString() && n.text.matches("\\d\\d:\\d\\d")) {
+      try {
+        t = LocalTime.parse(n.text);
+      } catch (DateTimeParseException e) {
+        // 25:00 and the like: reported below.
+      }
     }
-    KeySpec k = n.isString() ? KeySpec.parse(n.text) : null;
-    if (k == null) {
-      problem(n.line, join(path, key), KeySpec.EXPECTED + ", got " + got(n));
-    }
-    return k;
+    value(obj, path, key, n == null || t != null, "expected a UTC time HH:MM like 00:00");
+    return t;
   }
 
-  private List<String> tokens(Node obj, String path, String key, String what) {
+  private InjectedFault fault(Node obj, String path, String key) {
     Node n = obj.fields.get(key);
+    InjectedFault f = n != null && n.isString() ? InjectedFault.fromToken(n.text) : null;
+    value(obj, path, key, n == null || f != null, "expected one of " + InjectedFault.tokens());
+    return f;
+  }
+
+  private List<String> strings(Node obj, String path, String key) {
+    Node n = value(obj, path, key, isArray(obj.fields.get(key)), "expected an array of strings");
     if (n == null) {
-      return null;
-    }
-    if (!n.isArray()) {
-      problem(n.line, join(path, key), "expected an array of " + what + ", got " + got(n));
       return null;
     }
     List<String> out = new ArrayList<>();
-    boolean ok = true;
     for (int i = 0; i < n.items.size(); i++) {
       Node item = n.items.get(i);
-      if (!item.isString() || !(Http.isToken(item.text) || item.text.equals("*"))) {
-        problem(
-            item.line, join(path, key) + "[" + i + "]", "expected " + what + ", got " + got(item));
-        ok = false;
-      } else {
+      if (item.isString()) {
         out.add(item.text);
+      } else {
+        problem(item.line, join(path, key) + "[" + i + "]", "expected a string, got " + got(item));
       }
     }
-    return ok ? out : null;
+    return out.size() == n.items.size() ? out : null;
+  }
+
+  private static boolean isArray(Node n) {
+    return n == null || n.isArray();
+  }
+
+  /**
+   * Parses a duration as the file writes it: a non-negative integer and a unit ({@code 250ms},
+   * {@code 2s}, {@code 1m}, {@code 1h}, {@code 1d}), {@code 0}, or ISO 8601 ({@code PT2S}).
+   *
+   * @return the duration, or null when {@code text} is not one
+   */
+  static Duration parseDuration(String text) {
+    if (text.isEmpty()) {
+      return null;
+    }
+    char first = text.charAt(0);
+    if (first == 'P' || first == 'p') {
+      try {
+        // A negative one is left to the setter, which says what it must be.
+        return Duration.parse(text);
+      } catch (DateTimeParseException e) {
+        return null;
+      }
+    }
+    Matcher m = DURATION.matcher(text);
+    if (!m.matches()) {
+      return null;
+    }
+    long value = Long.parseLong(m.group(1));
+    if (value > 1_000_000_000L) {
+      return null;
+    }
+    if (m.group(2) == null) {
+      // A bare number is ambiguous (seconds or milliseconds?); only zero means the same in both.
+      return value == 0 ? Duration.ZERO : null;
+    }
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(value);
+      case "s" -> Duration.ofSeconds(value);
+      case "m" -> Duration.ofMinutes(value);
+      case "h" -> Duration.ofHours(value);
+      default -> Duration.ofDays(value);
+    };
   }
 
   // ---- the format ----------------------------------------------------------------------------
@@ -377,20 +477,20 @@ final class ScenarioParser {
     object(root, "", TOP_KEYS);
     Scenario.Builder b = Scenario.builder();
     string(root, "", "description");
-
     Node server = root.fields.get("server");
     if (server != null && object(server, "server", SERVER_KEYS)) {
-      String host = string(server, "server", "host");
-      Long port = integer(server, "server", "port", 0, 65_535, "an integer 0..65535");
-      b.withServer(host, port == null ? null : port.intValue());
+      set(b, server, "server", "host", this::string, Scenario.Builder::withHost);
+      set(b, server, "server", "port", int32(MockServer.PORT), Scenario.Builder::withPort);
     }
     Node journal = root.fields.get("journal");
     if (journal != null && object(journal, "journal", JOURNAL_KEYS)) {
-      Long capacity =
-          integer(journal, "journal", "capacity", 1, 10_000_000, "an integer 1..10000000");
-      if (capacity != null) {
-        b.withJournalCapacity(capacity.intValue());
-      }
+      set(
+          b,
+          journal,
+          "journal",
+          "capacity",
+          int32(Journal.CAPACITY),
+          Scenario.Builder::withJournalCapacity);
     }
     Node cors = root.fields.get("cors");
     if (cors != null) {
@@ -399,187 +499,114 @@ final class ScenarioParser {
         b.withCors(c);
       }
     }
-    Guards g = guards(root, "");
-    if (g.rateLimit != null) {
-      b.withRateLimit(g.rateLimit);
+    emulations(b, root, "");
+    Node routes = endpoints(root, "routes");
+    for (int i = 0; routes != null && i < routes.items.size(); i++) {
+      route(b, routes.items.get(i), "routes[" + i + "]");
     }
-    if (g.concurrencyLimit != null) {
-      b.withConcurrencyLimit(g.concurrencyLimit);
+    Node resources = endpoints(root, "resources");
+    for (int i = 0; resources != null && i < resources.items.size(); i++) {
+      resource(b, resources.items.get(i), "resources[" + i + "]");
     }
-    if (g.dailyQuota != null) {
-      b.withDailyQuota(g.dailyQuota);
-    }
-    if (g.latency != null) {
-      b.withLatency(g.latency);
-    }
-
-    Map<String, String> names = new HashMap<>();
-    Node routes = root.fields.get("routes");
-    if (routes != null) {
-      if (!routes.isArray()) {
-        problem(routes.line, "routes", "expected an array, got " + got(routes));
-      } else {
-        for (int i = 0; i < routes.items.size(); i++) {
-          route(b, routes.items.get(i), "routes[" + i + "]", names);
-        }
-      }
-    }
-    Node resources = root.fields.get("resources");
-    if (resources != null) {
-      if (!resources.isArray()) {
-        problem(resources.line, "resources", "expected an array, got " + got(resources));
-      } else {
-        for (int i = 0; i < resources.items.size(); i++) {
-          resource(b, resources.items.get(i), "resources[" + i + "]", names);
-        }
-      }
-    }
-    if (routes == null && resources == null) {
+    if (!root.fields.containsKey("routes") && !root.fields.containsKey("resources")) {
       problem(root.line, "", "missing required key \"routes\"");
     }
     if (!problems.isEmpty()) {
       return null;
     }
-    try {
-      return b.build();
-    } catch (RuntimeException e) {
-      problem(root.line, "", e.getMessage());
+    return call(root, "", b::build);
+  }
+
+  private Node endpoints(Node root, String key) {
+    return value(root, "", key, isArray(root.fields.get(key)), "expected an array");
+  }
+
+  private void emulations(Scenario.EmulationBuilder<?> b, Node obj, String path) {
+    RateLimit rateLimit = rateLimit(obj.fields.get("rateLimit"), join(path, "rateLimit"));
+    if (rateLimit != null) {
+      b.withRateLimit(rateLimit);
+    }
+    ConcurrentRequestLimit concurrencyLimit =
+        concurrencyLimit(obj.fields.get("concurrencyLimit"), join(path, "concurrencyLimit"));
+    if (concurrencyLimit != null) {
+      b.withConcurrencyLimit(concurrencyLimit);
+    }
+    DailyQuota dailyQuota = dailyQuota(obj.fields.get("dailyQuota"), join(path, "dailyQuota"));
+    if (dailyQuota != null) {
+      b.withDailyQuota(dailyQuota);
+    }
+    Latency latency = latency(obj.fields.get("latency"), join(path, "latency"));
+    if (latency != null) {
+      b.withLatency(latency);
+    }
+  }
+
+  // Each emulation below is made from its required keys, or from a stand-in when those are missing
+  // or rejected (a problem is reported then), so that its other keys are checked all the same.
+
+  private RateLimit rateLimit(Node n, String p) {
+    if (n == null || !object(n, p, RATE_KEYS)) {
       return null;
     }
+    int before = problems.size();
+    require(n, p, "limit");
+    require(n, p, "window");
+    Integer limit = int32(RateLimit.LIMIT).read(n, p, "limit");
+    Duration window = duration(n, p, "window");
+    RateLimit r =
+        limit == null || window == null ? null : call(n, p, () -> RateLimit.of(limit, window));
+    r = r != null ? r : RateLimit.of(1, Duration.ofSeconds(1));
+    r = set(r, n, p, "burst", int32(RateLimit.BURST), RateLimit::withBurst);
+    r = set(r, n, p, "key", this::string, RateLimit::withKey);
+    r = set(r, n, p, "status", int32(Emulation.REJECT_STATUS), RateLimit::withStatus);
+    r = set(r, n, p, "name", this::string, RateLimit::withName);
+    return problems.size() > before ? null : r;
   }
 
-  private static final class Guards {
-    RateLimit rateLimit;
-    ConcurrencyLimit concurrencyLimit;
-    DailyQuota dailyQuota;
-    Latency latency;
+  private ConcurrentRequestLimit concurrencyLimit(Node n, String p) {
+    if (n == null || !object(n, p, CONCURRENCY_KEYS)) {
+      return null;
+    }
+    int before = problems.size();
+    require(n, p, "max");
+    Integer max = int32(ConcurrentRequestLimit.MAX).read(n, p, "max");
+    ConcurrentRequestLimit c =
+        max == null ? null : call(n, p, () -> ConcurrentRequestLimit.of(max));
+    c = c != null ? c : ConcurrentRequestLimit.of(1);
+    c = set(c, n, p, "key", this::string, ConcurrentRequestLimit::withKey);
+    c = set(c, n, p, "status", int32(Emulation.REJECT_STATUS), ConcurrentRequestLimit::withStatus);
+    c = set(c, n, p, "retryAfter", this::duration, ConcurrentRequestLimit::withRetryAfter);
+    return problems.size() > before ? null : c;
   }
 
-  private Guards guards(Node obj, String path) {
-    Guards g = new Guards();
-    Node n = obj.fields.get("rateLimit");
-    String p = join(path, "rateLimit");
-    if (n != null && object(n, p, RATE_KEYS)) {
-      require(n, p, "limit");
-      require(n, p, "window");
-      Long limit = integer(n, p, "limit", 1, Integer.MAX_VALUE, "an integer >= 1");
-      Duration window = duration(n, p, "window");
-      Long burst = integer(n, p, "burst", 1, Integer.MAX_VALUE, "an integer >= 1");
-      KeySpec key = keySpec(n, p, "key");
-      Long status = integer(n, p, "status", 400, 599, "an integer 400..599");
-      String name = string(n, p, "name");
-      if (name != null && !Http.isToken(name)) {
-        problem(
-            n.fields.get("name").line,
-            join(p, "name"),
-            "expected an HTTP token, got " + got(n.fields.get("name")));
-        name = null;
-      }
-      if (window != null && window.toMillis() < 1) {
-        problem(
-            n.fields.get("window").line,
-            join(p, "window"),
-            "expected a duration >= 1ms, got " + got(n.fields.get("window")));
-        window = null;
-      }
-      if (limit != null && window != null) {
-        RateLimit r = RateLimit.of(limit.intValue(), window);
-        if (burst != null) {
-          r = r.withBurst(burst.intValue());
-        }
-        if (key != null) {
-          r = r.withKey(key.text);
-        }
-        if (status != null) {
-          r = r.withStatus(status.intValue());
-        }
-        if (name != null) {
-          r = r.withName(name);
-        }
-        g.rateLimit = r;
-      }
+  private DailyQuota dailyQuota(Node n, String p) {
+    if (n == null || !object(n, p, QUOTA_KEYS)) {
+      return null;
     }
-    n = obj.fields.get("concurrencyLimit");
-    p = join(path, "concurrencyLimit");
-    if (n != null && object(n, p, CONCURRENCY_KEYS)) {
-      require(n, p, "max");
-      Long max = integer(n, p, "max", 1, Integer.MAX_VALUE, "an integer >= 1");
-      KeySpec key = keySpec(n, p, "key");
-      Long status = integer(n, p, "status", 400, 599, "an integer 400..599");
-      Duration retryAfter = duration(n, p, "retryAfter");
-      if (max != null) {
-        ConcurrencyLimit c = ConcurrencyLimit.of(max.intValue());
-        if (key != null) {
-          c = c.withKey(key.text);
-        }
-        if (status != null) {
-          c = c.withStatus(status.intValue());
-        }
-        if (retryAfter != null) {
-          c = c.withRetryAfter(retryAfter);
-        }
-        g.concurrencyLimit = c;
-      }
+    int before = problems.size();
+    require(n, p, "limit");
+    Integer limit = int32(RateLimit.LIMIT).read(n, p, "limit");
+    DailyQuota q = limit == null ? null : call(n, p, () -> DailyQuota.of(limit));
+    q = q != null ? q : DailyQuota.of(1);
+    q = set(q, n, p, "key", this::string, DailyQuota::withKey);
+    q = set(q, n, p, "status", int32(Emulation.REJECT_STATUS), DailyQuota::withStatus);
+    q = set(q, n, p, "resetAt", this::timeOfDay, DailyQuota::withResetAt);
+    return problems.size() > before ? null : q;
+  }
+
+  private Latency latency(Node n, String p) {
+    if (n == null || !object(n, p, LATENCY_KEYS)) {
+      return null;
     }
-    n = obj.fields.get("dailyQuota");
-    p = join(path, "dailyQuota");
-    if (n != null && object(n, p, QUOTA_KEYS)) {
-      require(n, p, "limit");
-      Long limit = integer(n, p, "limit", 1, Integer.MAX_VALUE, "an integer >= 1");
-      KeySpec key = keySpec(n, p, "key");
-      Long status = integer(n, p, "status", 400, 599, "an integer 400..599");
-      LocalTime resetAt = null;
-      String reset = string(n, p, "resetAt");
-      if (reset != null) {
-        try {
-          if (!reset.matches("\\d\\d:\\d\\d")) {
-            throw new DateTimeParseException("not HH:MM", reset, 0);
-          }
-          resetAt = LocalTime.parse(reset);
-        } catch (DateTimeParseException e) {
-          Node r = n.fields.get("resetAt");
-          problem(
-              r.line, join(p, "resetAt"), "expected a UTC time HH:MM like 00:00, got " + got(r));
-        }
-      }
-      if (limit != null) {
-        DailyQuota q = DailyQuota.of(limit.intValue());
-        if (key != null) {
-          q = q.withKey(key.text);
-        }
-        if (status != null) {
-          q = q.withStatus(status.intValue());
-        }
-        if (resetAt != null) {
-          q = q.withResetAt(resetAt);
-        }
-        g.dailyQuota = q;
-      }
-    }
-    n = obj.fields.get("latency");
-    p = join(path, "latency");
-    if (n != null && object(n, p, LATENCY_KEYS)) {
-      require(n, p, "min");
-      require(n, p, "max");
-      Duration min = duration(n, p, "min");
-      Duration max = duration(n, p, "max");
-      Long seed = integer(n, p, "seed", Long.MIN_VALUE, Long.MAX_VALUE, "an integer");
-      if (min != null && max != null) {
-        if (max.compareTo(min) < 0) {
-          problem(
-              n.fields.get("max").line,
-              join(p, "max"),
-              "expected a duration >= min ("
-                  + Durations.format(min)
-                  + "), got "
-                  + got(n.fields.get("max")));
-        } else {
-          Latency l = Latency.between(min, max);
-          g.latency = seed == null ? l : l.withSeed(seed);
-        }
-      }
-    }
-    return g;
+    int before = problems.size();
+    require(n, p, "min");
+    require(n, p, "max");
+    Duration min = duration(n, p, "min");
+    Duration max = duration(n, p, "max");
+    Latency l = min == null || max == null ? null : call(n, p, () -> Latency.between(min, max));
+    l = l != null ? l : Latency.between(Duration.ZERO, Duration.ZERO);
+    l = set(l, n, p, "seed", this::int64, Latency::withSeed);
+    return problems.size() > before ? null : l;
   }
 
   private Cors cors(Node n, String path) {
@@ -593,383 +620,164 @@ final class ScenarioParser {
       problem(n.line, path, "expected true, false or an object, got " + got(n));
       return null;
     }
+    int before = problems.size();
     object(n, path, CORS_KEYS);
     Cors c = Cors.allowAll();
-    Node origins = n.fields.get("allowOrigins");
-    if (origins != null) {
-      List<String> list = new ArrayList<>();
-      if (!origins.isArray() || origins.items.isEmpty()) {
-        problem(
-            origins.line,
-            join(path, "allowOrigins"),
-            "expected a non-empty array of origins, got " + got(origins));
-      } else {
-        for (int i = 0; i < origins.items.size(); i++) {
-          Node o = origins.items.get(i);
-          if (!o.isString() || o.text.isEmpty()) {
-            problem(
-                o.line,
-                join(path, "allowOrigins") + "[" + i + "]",
-                "expected an origin like https://app.example or *, got " + got(o));
-          } else {
-            list.add(o.text);
-          }
-        }
-        if (list.size() == origins.items.size()) {
-          c = c.withAllowedOrigins(list);
-        }
-      }
-    }
-    List<String> methods = tokens(n, path, "allowMethods", "method tokens");
-    if (methods != null) {
-      c = c.withAllowedMethods(methods);
-    }
-    List<String> allowHeaders = tokens(n, path, "allowHeaders", "header names");
-    if (allowHeaders != null) {
-      c = c.withAllowedHeaders(allowHeaders);
-    }
-    List<String> expose = tokens(n, path, "exposeHeaders", "header names");
-    if (expose != null) {
-      c = c.withExposedHeaders(expose);
-    }
-    Duration maxAge = duration(n, path, "maxAge");
-    if (maxAge != null) {
-      c = c.withMaxAge(maxAge);
-    }
-    Boolean credentials = bool(n, path, "allowCredentials");
-    if (credentials != null) {
-      c = c.withAllowCredentials(credentials);
-    }
-    return c;
+    c = set(c, n, path, "allowOrigins", this::strings, Cors::withAllowedOrigins);
+    c = set(c, n, path, "allowMethods", this::strings, Cors::withAllowedMethods);
+    c = set(c, n, path, "allowHeaders", this::strings, Cors::withAllowedHeaders);
+    c = set(c, n, path, "exposeHeaders", this::strings, Cors::withExposedHeaders);
+    c = set(c, n, path, "maxAge", this::duration, Cors::withMaxAge);
+    c = set(c, n, path, "allowCredentials", this::bool, Cors::withAllowCredentials);
+    return problems.size() > before ? null : c;
   }
 
-  private void route(Scenario.Builder b, Node n, String path, Map<String, String> names) {
+  private void route(Scenario.Builder b, Node n, String path) {
     if (!object(n, path, ROUTE_KEYS)) {
       return;
     }
+    int before = problems.size();
     boolean hasPath = require(n, path, "path");
-    boolean hasSteps = require(n, path, "steps");
+    require(n, path, "steps");
     string(n, path, "description");
-    PathPattern pattern = hasPath ? pathPattern(n, path) : null;
-    Set<String> methods = methods(n, path);
-    String name = name(n, path);
-    List<Step> steps = hasSteps ? steps(n.fields.get("steps"), join(path, "steps"), false) : null;
-    Boolean cycle = bool(n, path, "cycle");
-    KeySpec sequencePer = keySpec(n, path, "sequencePer");
-    Guards g = guards(n, path);
-    if (pattern == null || steps == null || methods == null) {
-      return;
+    String pattern = hasPath ? string(n, path, "path") : null;
+    List<Node> methods = methods(n, path);
+    Scenario.RouteBuilder opened =
+        pattern == null ? null : call(n.fields.get("path"), path, () -> b.route(pattern));
+    Scenario.RouteBuilder r = opened != null ? opened : b.route(STAND_IN);
+    boolean anyMethod = methods == null || methods.stream().anyMatch(m -> m.text.equals("*"));
+    for (int i = 0; !anyMethod && i < methods.size(); i++) {
+      Node m = methods.get(i);
+      call(m, path, () -> r.method(m.text));
     }
-    Set<String> anyMethods = methods.contains("*") ? null : methods;
-    if (name == null) {
-      name = Scenario.defaultName(anyMethods, pattern);
-    }
-    if (!unique(n, path, name, names)) {
-      return;
-    }
-    if (!problems.isEmpty()) {
-      return;
-    }
-    Scenario.RouteBuilder r;
-    if (anyMethods == null) {
-      r = b.route(pattern.source());
-    } else {
-      List<String> ms = new ArrayList<>(anyMethods);
-      r = b.route(ms.get(0), pattern.source());
-      for (String m : ms.subList(1, ms.size())) {
-        r = r.orMethod(m);
-      }
-    }
-    r.named(name).steps(steps.toArray(new Step[0]));
-    finish(r, cycle, sequencePer, g);
+    endpoint(r, n, path);
+    finish(b, r, n, path, before);
   }
 
-  private void resource(Scenario.Builder b, Node n, String path, Map<String, String> names) {
+  private void resource(Scenario.Builder b, Node n, String path) {
     if (!object(n, path, RESOURCE_KEYS)) {
       return;
     }
+    int before = problems.size();
     boolean hasPath = require(n, path, "path");
     string(n, path, "description");
-    PathPattern pattern = hasPath ? pathPattern(n, path) : null;
-    if (pattern != null
-        && (pattern.source().contains("*")
-            || pattern.source().contains("{")
-            || pattern.source().endsWith("/"))) {
-      Node p = n.fields.get("path");
-      problem(
-          p.line,
-          join(path, "path"),
-          "expected a literal path without a trailing / like /payments, got " + got(p));
-      pattern = null;
-    }
-    String name = name(n, path);
-    Node stepsNode = n.fields.get("steps");
-    List<Step> steps =
-        stepsNode == null ? List.of(Step.normal()) : steps(stepsNode, join(path, "steps"), true);
-    Boolean cycle = bool(n, path, "cycle");
-    KeySpec sequencePer = keySpec(n, path, "sequencePer");
-    String idPrefix = string(n, path, "idPrefix");
-    if (idPrefix != null && !idPrefix.matches("[A-Za-z0-9_-]*")) {
-      Node p = n.fields.get("idPrefix");
-      problem(p.line, join(path, "idPrefix"), "expected letters, digits, _ or -, got " + got(p));
-      idPrefix = null;
-    }
-    String keyHeader = string(n, path, "keyHeader");
-    if (keyHeader != null && !Http.isToken(keyHeader)) {
-      Node p = n.fields.get("keyHeader");
-      problem(p.line, join(path, "keyHeader"), "expected a header name, got " + got(p));
-      keyHeader = null;
-    }
-    Boolean requireKey = bool(n, path, "requireKey");
-    KeySpec scope = keySpec(n, path, "scope");
-    Duration ttl = duration(n, path, "ttl");
-    if (ttl != null && ttl.getSeconds() < 1) {
-      Node p = n.fields.get("ttl");
-      problem(p.line, join(path, "ttl"), "expected a duration >= 1s, got " + got(p));
-    }
-    Guards g = guards(n, path);
-    if (pattern == null || steps == null) {
-      return;
-    }
-    if (name == null) {
-      name = pattern.source();
-    }
-    if (!unique(n, path, name, names) || !problems.isEmpty()) {
-      return;
-    }
-    Scenario.ResourceBuilder r = b.resource(pattern.source()).named(name);
-    r.steps(steps.toArray(new Step[0]));
-    if (idPrefix != null) {
-      r.withIdPrefix(idPrefix);
-    }
-    if (keyHeader != null) {
-      r.withKeyHeader(keyHeader);
-    }
-    if (requireKey != null) {
-      r.requireKey(requireKey);
-    }
-    if (scope != null) {
-      r.withScope(scope.text);
-    }
-    if (ttl != null) {
-      r.withTtl(ttl);
-    }
-    finish(r, cycle, sequencePer, g);
+    String pattern = hasPath ? string(n, path, "path") : null;
+    Scenario.ResourceBuilder opened =
+        pattern == null ? null : call(n.fields.get("path"), path, () -> b.resource(pattern));
+    Scenario.ResourceBuilder r = opened != null ? opened : b.resource(STAND_IN);
+    endpoint(r, n, path);
+    set(r, n, path, "idPrefix", this::string, Scenario.ResourceBuilder::withIdPrefix);
+    set(r, n, path, "keyHeader", this::string, Scenario.ResourceBuilder::withKeyHeader);
+    set(r, n, path, "requireKey", this::bool, Scenario.ResourceBuilder::requireKey);
+    set(r, n, path, "scope", this::string, Scenario.ResourceBuilder::withScope);
+    set(r, n, path, "ttl", this::duration, Scenario.ResourceBuilder::withTtl);
+    finish(b, r, n, path, before);
   }
 
-  private static void finish(
-      Scenario.EndpointBuilder<?> r, Boolean cycle, KeySpec sequencePer, Guards g) {
-    if (Boolean.TRUE.equals(cycle)) {
+  /** The keys a route and a resource share. */
+  private void endpoint(Scenario.EndpointBuilder<?> r, Node n, String path) {
+    Node steps = n.fields.get("steps");
+    String stepsPath = join(path, "steps");
+    if (steps != null && !steps.isArray()) {
+      problem(steps.line, stepsPath, "expected an array of steps, got " + got(steps));
+    } else if (steps != null && steps.items.isEmpty()) {
+      call(steps, path, () -> r.steps());
+    } else if (steps != null) {
+      for (int i = 0; i < steps.items.size(); i++) {
+        Node item = steps.items.get(i);
+        String itemPath = stepsPath + "[" + i + "]";
+        Step s = step(item, itemPath);
+        if (s != null) {
+          call(item, itemPath, () -> r.addStep(s));
+        }
+      }
+    }
+    set(r, n, path, "name", this::string, (e, name) -> e.named(name));
+    if (Boolean.TRUE.equals(bool(n, path, "cycle"))) {
       r.cycling();
     }
-    if (sequencePer != null) {
-      r.withSequencePer(sequencePer.text);
-    }
-    if (g.rateLimit != null) {
-      r.withRateLimit(g.rateLimit);
-    }
-    if (g.concurrencyLimit != null) {
-      r.withConcurrencyLimit(g.concurrencyLimit);
-    }
-    if (g.dailyQuota != null) {
-      r.withDailyQuota(g.dailyQuota);
-    }
-    if (g.latency != null) {
-      r.withLatency(g.latency);
+    set(r, n, path, "sequencePer", this::string, (e, key) -> e.withSequencePer(key));
+    emulations(r, n, path);
+  }
+
+  /** Adds the endpoint to the scenario, or drops it if it had problems. */
+  private void finish(
+      Scenario.Builder b, Scenario.EndpointBuilder<?> r, Node n, String path, int before) {
+    if (problems.size() > before) {
+      b.discardOpen();
+    } else {
+      call(n, path, r::and);
     }
   }
 
-  private boolean unique(Node n, String path, String name, Map<String, String> names) {
-    String previous = names.putIfAbsent(name, path);
-    if (previous != null) {
-      problem(
-          n.line,
-          path,
-          "duplicate endpoint "
-              + Json.quote(name)
-              + " (same as "
-              + previous
-              + "); give one a different \"name\"");
-      return false;
-    }
-    return true;
-  }
-
-  private String name(Node n, String path) {
-    String name = string(n, path, "name");
-    if (name != null && name.isBlank()) {
-      problem(
-          n.fields.get("name").line,
-          join(path, "name"),
-          "expected a non-blank name, got " + got(n.fields.get("name")));
-      return null;
-    }
-    return name;
-  }
-
-  private PathPattern pathPattern(Node n, String path) {
-    Node p = n.fields.get("path");
-    if (!p.isString()) {
-      problem(p.line, join(path, "path"), PathPattern.EXPECTED + ", got " + got(p));
-      return null;
-    }
-    try {
-      return PathPattern.compile(p.text);
-    } catch (IllegalArgumentException e) {
-      problem(p.line, join(path, "path"), e.getMessage());
-      return null;
-    }
-  }
-
-  private static final String METHOD_EXPECTED =
-      "expected an HTTP method token like GET or POST, or *";
-
-  private Set<String> methods(Node n, String path) {
+  /** The method nodes of a route, all strings; null for any method or (reported) a bad type. */
+  private List<Node> methods(Node n, String path) {
     Node m = n.fields.get("method");
     if (m == null) {
-      return Set.of("*");
+      return null;
     }
     List<Node> items = m.isArray() ? m.items : List.of(m);
-    Set<String> out = new LinkedHashSet<>();
-    boolean ok = true;
-    for (int i = 0; i < items.size(); i++) {
-      Node item = items.get(i);
-      String p = m.isArray() ? join(path, "method") + "[" + i + "]" : join(path, "method");
-      if (!item.isString() || !(item.text.equals("*") || Http.isToken(item.text))) {
-        problem(item.line, p, METHOD_EXPECTED + ", got " + got(item));
-        ok = false;
-      } else {
-        out.add(item.text.equals("*") ? "*" : Scenario.Builder.checkMethod(item.text));
-      }
+    boolean ok = !items.isEmpty();
+    for (Node item : items) {
+      ok &= item.isString();
     }
-    if (m.isArray() && m.items.isEmpty()) {
-      problem(m.line, join(path, "method"), METHOD_EXPECTED + ", got an empty array");
-      ok = false;
-    }
-    return ok ? out : null;
+    return value(n, path, "method", ok, METHOD_EXPECTED) == null ? null : items;
   }
 
-  private List<Step> steps(Node n, String path, boolean inResource) {
-    if (!n.isArray()) {
-      problem(n.line, path, "expected an array of steps, got " + got(n));
-      return null;
-    }
-    if (n.items.isEmpty()) {
-      problem(n.line, path, "expected at least one step");
-      return null;
-    }
-    List<Step> out = new ArrayList<>();
-    boolean ok = true;
-    for (int i = 0; i < n.items.size(); i++) {
-      Step s = step(n.items.get(i), path + "[" + i + "]", inResource);
-      if (s == null) {
-        ok = false;
-      } else {
-        out.add(s);
-      }
-    }
-    return ok ? out : null;
-  }
-
-  private Step step(Node n, String path, boolean inResource) {
+  private Step step(Node n, String path) {
     if (!object(n, path, STEP_KEYS)) {
       return null;
     }
     int before = problems.size();
     Step s = Step.normal();
-    Long status = integer(n, path, "status", 100, 599, "an integer 100..599");
-    if (status != null) {
-      s = s.withStatus(status.intValue());
-    }
+    s = set(s, n, path, "status", int32(Step.STATUS), Step::withStatus);
     Node headers = n.fields.get("headers");
-    if (headers != null) {
-      String hp = join(path, "headers");
-      if (!headers.isObject()) {
-        problem(
-            headers.line, hp, "expected an object of header names to values, got " + got(headers));
-      } else {
-        for (Map.Entry<String, Node> h : headers.fields.entrySet()) {
-          String name = h.getKey();
-          String p = hp + "." + name;
-          int keyLine = headers.keyLines.get(name);
-          if (!Http.isToken(name)) {
-            problem(keyLine, p, "expected a header name (an HTTP token), got " + Json.quote(name));
-            continue;
-          }
-          List<Node> values = h.getValue().isArray() ? h.getValue().items : List.of(h.getValue());
-          for (Node v : values) {
-            boolean scalar = v.isString() || v.token == JsonToken.VALUE_NUMBER_INT;
-            if (!scalar) {
-              problem(v.line, p, "expected a string or an integer, got " + got(v));
-              continue;
-            }
-            try {
-              s = s.withHeader(name, v.text);
-            } catch (IllegalArgumentException e) {
-              String m = e.getMessage();
-              String prefix = "header " + name + ": ";
-              problem(v.line, p, m.startsWith(prefix) ? m.substring(prefix.length()) : m);
-            }
+    String headersPath = join(path, "headers");
+    if (headers != null && !headers.isObject()) {
+      problem(
+          headers.line,
+          headersPath,
+          "expected an object of header names to values, got " + got(headers));
+    } else if (headers != null) {
+      for (Map.Entry<String, Node> h : headers.fields.entrySet()) {
+        String name = h.getKey();
+        for (Node v : h.getValue().isArray() ? h.getValue().items : List.of(h.getValue())) {
+          if (v.isString() || v.token == JsonToken.VALUE_NUMBER_INT) {
+            s = apply(s, v, path, step -> step.withHeader(name, v.text));
+          } else {
+            problem(
+                v.line, join(headersPath, name), "expected a string or an integer, got " + got(v));
           }
         }
       }
     }
-    String body = string(n, path, "body");
     Node json = n.fields.get("json");
-    if (body != null && json != null) {
+    if (json != null && n.fields.containsKey("body")) {
       problem(json.line, join(path, "json"), "expected either \"body\" or \"json\", not both");
-    } else if (body != null) {
-      s = s.withBody(body);
     } else if (json != null) {
       s = s.withJsonBody(compact(json));
     }
-    Duration delay = duration(n, path, "delay");
-    if (delay != null) {
-      s = s.withDelay(delay);
-    }
-    Node faultNode = n.fields.get("fault");
-    if (faultNode != null) {
-      Fault f = faultNode.isString() ? Fault.fromToken(faultNode.text) : null;
-      if (f == null) {
-        problem(
-            faultNode.line,
-            join(path, "fault"),
-            "expected one of " + Fault.tokens() + ", got " + got(faultNode));
-      } else {
-        s = s.withFault(f);
-      }
-    }
-    Long faultBytes = integer(n, path, "faultBytes", 0, Integer.MAX_VALUE, "an integer >= 0");
-    if (faultBytes != null) {
-      s = s.withFaultBytes(faultBytes.intValue());
-    }
-    Duration stallFor = duration(n, path, "stallFor");
-    if (stallFor != null) {
-      s = s.withStallFor(stallFor);
-    }
-    Long times = integer(n, path, "times", 1, 1_000_000, "an integer 1..1000000");
-    if (times != null) {
-      s = s.times(times.intValue());
-    }
-    Boolean create = bool(n, path, "create");
-    if (Boolean.FALSE.equals(create)) {
-      s = s.withoutCreating();
-    }
-    if (problems.size() > before) {
-      return null;
-    }
-    String conflict = s.conflict(inResource);
-    if (conflict != null) {
-      problem(n.line, path, conflict);
-      return null;
-    }
-    return s;
+    s = set(s, n, path, "body", this::string, Step::withBody);
+    s = set(s, n, path, "delay", this::duration, Step::withDelay);
+    s = set(s, n, path, "fault", this::fault, Step::withFault);
+    s = set(s, n, path, "faultBytes", int32(Step.FAULT_BYTES), Step::withFaultBytes);
+    s = set(s, n, path, "stallFor", this::duration, Step::withStallFor);
+    s = set(s, n, path, "times", int32(Step.TIMES), Step::times);
+    s =
+        set(
+            s,
+            n,
+            path,
+            "create",
+            this::bool,
+            (step, create) -> create ? step : step.withoutCreating());
+    return problems.size() > before ? null : s;
   }
 
   /** Writes a JSON tree back as compact JSON text (for a step's {@code json} body). */
   private static String compact(Node n) {
     StringWriter out = new StringWriter();
-    try (com.fasterxml.jackson.core.JsonGenerator g = Json.FACTORY.createGenerator(out)) {
+    try (com.fasterxml.jackson.core.JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
       write(g, n);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -11,12 +11,12 @@ import java.util.Objects;
 
 /**
  * One scripted answer of a route: a status with headers and a body, optionally after a delay, or a
- * {@link Fault}. A route answers its steps in order and repeats the last one.
+ * {@link InjectedFault}. A route answers its steps in order and repeats the last one.
  *
  * <p>Defaults: status 200, no extra headers, empty body, no delay, no fault, used once ({@link
- * #times(int)} 1). A {@link Fault#STALL stall} or {@link Fault#TRUNCATE truncate} step without a
- * body sends 1024 bytes of {@code x}, and cuts it after half of the body unless {@link
- * #withFaultBytes(int)} says otherwise. Header values may hold date templates such as {@code
+ * #times(int)} 1). A {@link InjectedFault#STALL stall} or {@link InjectedFault#TRUNCATE truncate}
+ * step without a body sends 1024 bytes of {@code x}, and cuts it after half of the body unless
+ * {@link #withFaultBytes(int)} says otherwise. Header values may hold date templates such as {@code
  * {{http-date:+5s}}} (see {@code docs/mockserver.md}); the body is sent as written.
  *
  * <p>Immutable and thread-safe: every {@code withX} method returns a new step.
@@ -24,13 +24,16 @@ import java.util.Objects;
 public final class Step {
 
   static final int DEFAULT_FAULT_BODY_BYTES = 1024;
+  static final IntRange STATUS = new IntRange("status", 100, 599);
+  static final IntRange FAULT_BYTES = IntRange.atLeast("faultBytes", 0);
+  static final IntRange TIMES = new IntRange("times", 1, 1_000_000);
 
   private final int status;
   private final List<Map.Entry<String, Template>> headers;
   private final String body;
   private final boolean json;
   private final Duration delay;
-  private final Fault fault;
+  private final InjectedFault fault;
   private final int faultBytes;
   private final Duration stallFor;
   private final int times;
@@ -43,7 +46,7 @@ public final class Step {
       String body,
       boolean json,
       Duration delay,
-      Fault fault,
+      InjectedFault fault,
       int faultBytes,
       Duration stallFor,
       int times,
@@ -104,7 +107,7 @@ public final class Step {
    * @return a new step
    * @throws NullPointerException if {@code fault} is null
    */
-  public static Step fault(Fault fault) {
+  public static Step fault(InjectedFault fault) {
     return DEFAULT.withFault(fault);
   }
 
@@ -116,9 +119,7 @@ public final class Step {
    * @throws IllegalArgumentException if {@code status} is outside 100..599
    */
   public Step withStatus(int status) {
-    if (status < 100 || status > 599) {
-      throw new IllegalArgumentException("status must be an integer 100..599: " + status);
-    }
+    STATUS.check(status);
     return new Step(
         status, headers, body, json, delay, fault, faultBytes, stallFor, times, create, true);
   }
@@ -138,11 +139,12 @@ public final class Step {
     Objects.requireNonNull(name, "name cannot be null");
     Objects.requireNonNull(value, "value cannot be null");
     if (!Http.isToken(name)) {
-      throw new IllegalArgumentException("header name must be an HTTP token: " + Json.quote(name));
+      throw new IllegalArgumentException(
+          "header name must be an HTTP token: " + JsonText.quote(name));
     }
     if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
       throw new IllegalArgumentException(
-          "header " + name + " must not contain a line break: " + Json.quote(value));
+          "header " + name + " must not contain a line break: " + JsonText.quote(value));
     }
     Template template;
     try {
@@ -218,31 +220,29 @@ public final class Step {
    * @return a new step
    * @throws NullPointerException if {@code fault} is null
    */
-  public Step withFault(Fault fault) {
+  public Step withFault(InjectedFault fault) {
     Objects.requireNonNull(fault, "fault cannot be null");
     return new Step(
         status, headers, body, json, delay, fault, faultBytes, stallFor, times, create, statusSet);
   }
 
   /**
-   * Returns a copy that sends {@code bytes} bytes of the body before a {@link Fault#STALL stall} or
-   * {@link Fault#TRUNCATE truncate} (default: half of the body, rounded down).
+   * Returns a copy that sends {@code bytes} bytes of the body before a {@link InjectedFault#STALL
+   * stall} or {@link InjectedFault#TRUNCATE truncate} (default: half of the body, rounded down).
    *
    * @param bytes the body bytes sent before the fault, 0 or more and less than the body length
    * @return a new step
    * @throws IllegalArgumentException if {@code bytes} is negative
    */
   public Step withFaultBytes(int bytes) {
-    if (bytes < 0) {
-      throw new IllegalArgumentException("faultBytes must be >= 0: " + bytes);
-    }
+    FAULT_BYTES.check(bytes);
     return new Step(
         status, headers, body, json, delay, fault, bytes, stallFor, times, create, statusSet);
   }
 
   /**
-   * Returns a copy whose {@link Fault#STALL stall} lasts {@code stallFor}, after which the rest of
-   * the body is sent (default: the stall lasts until the connection is closed).
+   * Returns a copy whose {@link InjectedFault#STALL stall} lasts {@code stallFor}, after which the
+   * rest of the body is sent (default: the stall lasts until the connection is closed).
    *
    * @param stallFor how long the body stalls
    * @return a new step
@@ -261,14 +261,12 @@ public final class Step {
   /**
    * Returns a copy that is used {@code times} times in a row (the file's {@code "times"}).
    *
-   * @param times how many consecutive requests this step answers, 1 or more
+   * @param times how many consecutive requests this step answers, 1 to 1 000 000
    * @return a new step
-   * @throws IllegalArgumentException if {@code times} is less than 1
+   * @throws IllegalArgumentException if {@code times} is outside 1..1 000 000
    */
   public Step times(int times) {
-    if (times < 1) {
-      throw new IllegalArgumentException("times must be >= 1: " + times);
-    }
+    TIMES.check(times);
     return new Step(
         status, headers, body, json, delay, fault, faultBytes, stallFor, times, create, statusSet);
   }
@@ -298,7 +296,7 @@ public final class Step {
    *
    * @return the fault or null
    */
-  public Fault fault() {
+  public InjectedFault fault() {
     return fault;
   }
 
@@ -373,7 +371,7 @@ public final class Step {
     if (body != null) {
       return body.getBytes(StandardCharsets.UTF_8);
     }
-    if (fault == Fault.STALL || fault == Fault.TRUNCATE) {
+    if (fault == InjectedFault.STALL || fault == InjectedFault.TRUNCATE) {
       byte[] filler = new byte[DEFAULT_FAULT_BODY_BYTES];
       java.util.Arrays.fill(filler, (byte) 'x');
       return filler;
@@ -387,11 +385,11 @@ public final class Step {
    * @return null if consistent, else what is wrong
    */
   String conflict(boolean inResource) {
-    if (faultBytes >= 0 && fault != Fault.STALL && fault != Fault.TRUNCATE) {
+    if (faultBytes >= 0 && fault != InjectedFault.STALL && fault != InjectedFault.TRUNCATE) {
       return "faultBytes needs fault stall or truncate, but fault is "
           + (fault == null ? "not set" : fault.token());
     }
-    if (stallFor != null && fault != Fault.STALL) {
+    if (stallFor != null && fault != InjectedFault.STALL) {
       return "stallFor needs fault stall, but fault is "
           + (fault == null ? "not set" : fault.token());
     }

@@ -1,7 +1,13 @@
 package dev.relent.mockserver;
 
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A header value compiled once, rendered per response. Text outside {@code {{...}}} is literal;
@@ -27,23 +33,38 @@ final class Template {
       "expected {{http-date:±N}}, {{rfc850-date:±N}}, {{asctime-date:±N}}, {{epoch-seconds:±N}}"
           + " or {{seconds:N}}";
 
+  /**
+   * What a {@code {{name:N}}} renders. The three date forms are those of RFC 9110 section 5.6.7;
+   * {@link DateTimeFormatter#RFC_1123_DATE_TIME} is not used because it writes single-digit days
+   * without the leading zero IMF-fixdate requires.
+   */
   private enum Kind {
-    HTTP_DATE,
-    RFC850_DATE,
-    ASCTIME_DATE,
-    EPOCH_SECONDS,
-    SECONDS
-  }
+    /** {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
+    HTTP_DATE("http-date", "EEE, dd MMM yyyy HH:mm:ss 'GMT'"),
+    /** {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
+    RFC850_DATE("rfc850-date", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'"),
+    /** {@code Sun Nov 6 08:49:37 1994}. */
+    ASCTIME_DATE("asctime-date", "EEE MMM ppd HH:mm:ss yyyy"),
+    EPOCH_SECONDS("epoch-seconds", null),
+    SECONDS("seconds", null);
 
-  private static final class Part {
-    final Kind kind;
-    final long offsetSeconds;
+    final String templateName;
+    // Null for the kinds that render a number.
+    final DateTimeFormatter format;
 
-    Part(Kind kind, long offsetSeconds) {
-      this.kind = kind;
-      this.offsetSeconds = offsetSeconds;
+    Kind(String templateName, String pattern) {
+      this.templateName = templateName;
+      this.format =
+          pattern == null
+              ? null
+              : DateTimeFormatter.ofPattern(pattern, Locale.US).withZone(ZoneOffset.UTC);
     }
   }
+
+  private record Part(Kind kind, long offsetSeconds) {}
+
+  // N: an optional sign, digits and an optional unit (seconds by default).
+  private static final Pattern OFFSET = Pattern.compile("([+-]?)(\\d{1,12})([smhd]?)");
 
   private final String source;
   // Literal strings and Parts in order; null when the value has no template.
@@ -52,6 +73,11 @@ final class Template {
   private Template(String source, Object[] parts) {
     this.source = source;
     this.parts = parts;
+  }
+
+  /** The IMF-fixdate of {@code epochSecond}, as the {@code Date} header writes it. */
+  static String httpDate(long epochSecond) {
+    return Kind.HTTP_DATE.format.format(Instant.ofEpochSecond(epochSecond));
   }
 
   /**
@@ -74,7 +100,7 @@ final class Template {
       int close = text.indexOf("}}", open + 2);
       if (close < 0) {
         throw new IllegalArgumentException(
-            "unclosed template in " + Json.quote(text) + ", expected }} after {{");
+            "unclosed template in " + JsonText.quote(text) + ", expected }} after {{");
       }
       parts.add(part(text.substring(open, close + 2)));
       pos = close + 2;
@@ -91,84 +117,47 @@ final class Template {
     int colon = inner.indexOf(':');
     String name = colon < 0 ? inner : inner.substring(0, colon).trim();
     String arg = colon < 0 ? "" : inner.substring(colon + 1).trim();
-    Kind kind;
-    switch (name) {
-      case "http-date":
-        kind = Kind.HTTP_DATE;
-        break;
-      case "rfc850-date":
-        kind = Kind.RFC850_DATE;
-        break;
-      case "asctime-date":
-        kind = Kind.ASCTIME_DATE;
-        break;
-      case "epoch-seconds":
-        kind = Kind.EPOCH_SECONDS;
-        break;
-      case "seconds":
-        kind = Kind.SECONDS;
-        break;
-      default:
-        throw new IllegalArgumentException(
-            "unknown template " + Json.quote(whole) + ", " + EXPECTED_KINDS);
+    Kind kind = null;
+    for (Kind k : Kind.values()) {
+      if (k.templateName.equals(name)) {
+        kind = k;
+      }
+    }
+    if (kind == null) {
+      throw new IllegalArgumentException(
+          "unknown template " + JsonText.quote(whole) + ", " + EXPECTED_KINDS);
     }
     if (arg.isEmpty() && kind == Kind.SECONDS) {
       throw new IllegalArgumentException(
-          "missing N in " + Json.quote(whole) + ", expected {{seconds:N}} like {{seconds:5}}");
+          "missing N in " + JsonText.quote(whole) + ", expected {{seconds:N}} like {{seconds:5}}");
     }
     Long offset = arg.isEmpty() ? Long.valueOf(0) : offsetSeconds(arg);
     if (offset == null) {
       throw new IllegalArgumentException(
           "bad offset in "
-              + Json.quote(whole)
+              + JsonText.quote(whole)
               + ": expected N with an optional unit s, m, h or d, like +5s, -30s or 2m");
     }
     return new Part(kind, offset);
   }
 
   private static Long offsetSeconds(String arg) {
-    int i = 0;
-    int sign = 1;
-    if (arg.charAt(0) == '+' || arg.charAt(0) == '-') {
-      sign = arg.charAt(0) == '-' ? -1 : 1;
-      i = 1;
-    }
-    int digits = i;
-    long value = 0;
-    while (i < arg.length() && Character.isDigit(arg.charAt(i))) {
-      value = value * 10 + (arg.charAt(i) - '0');
-      if (value > 100_000_000_000L) {
-        return null;
-      }
-      i++;
-    }
-    if (i == digits) {
+    Matcher m = OFFSET.matcher(arg);
+    if (!m.matches()) {
       return null;
     }
-    long unit;
-    switch (arg.substring(i)) {
-      case "":
-      case "s":
-        unit = 1;
-        break;
-      case "m":
-        unit = 60;
-        break;
-      case "h":
-        unit = 3600;
-        break;
-      case "d":
-        unit = 86_400;
-        break;
-      default:
-        return null;
+    long value = Long.parseLong(m.group(2));
+    if (value > 100_000_000_000L) {
+      return null;
     }
-    return sign * value * unit;
-  }
-
-  /** Whether the rendered value is the same at every instant. */
-  boolean isConstant() {
-    return parts == null;
+    long unit =
+        switch (m.group(3)) {
+          case "m" -> 60;
+          case "h" -> 3600;
+          case "d" -> 86_400;
+          default -> 1;
+        };
+    return (m.group(1).equals("-") ? -value : value) * unit;
   }
 
   /** The value as written in the scenario. */
@@ -194,19 +183,10 @@ final class Template {
       }
       // Round up: a server that says "not before T" must never name a T earlier than it meant.
       long second = Math.floorDiv(wallMillis + 999L, 1000L) + part.offsetSeconds;
-      switch (part.kind) {
-        case HTTP_DATE:
-          out.append(HttpDates.imfFixdate(second));
-          break;
-        case RFC850_DATE:
-          out.append(HttpDates.RFC_850.format(java.time.Instant.ofEpochSecond(second)));
-          break;
-        case ASCTIME_DATE:
-          out.append(HttpDates.ASCTIME.format(java.time.Instant.ofEpochSecond(second)));
-          break;
-        default:
-          out.append(second);
-          break;
+      if (part.kind.format == null) {
+        out.append(second);
+      } else {
+        out.append(part.kind.format.format(Instant.ofEpochSecond(second)));
       }
     }
     return out.toString();

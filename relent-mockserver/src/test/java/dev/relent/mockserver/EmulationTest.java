@@ -156,9 +156,12 @@ class EmulationTest {
     Scenario scenario =
         Scenario.builder()
             .route("/busy")
-            .withConcurrencyLimit(ConcurrencyLimit.of(1).withRetryAfter(Duration.ofSeconds(2)))
+            .withConcurrencyLimit(
+                ConcurrentRequestLimit.of(1).withRetryAfter(Duration.ofSeconds(2)))
             .steps(
-                Step.fault(Fault.STALL).withBody("abcdef").withStallFor(Duration.ofMillis(100)),
+                Step.fault(InjectedFault.STALL)
+                    .withBody("abcdef")
+                    .withStallFor(Duration.ofMillis(100)),
                 Step.ok("free"))
             .build();
     try (MockServer server = MockServer.start(scenario);
@@ -187,9 +190,9 @@ class EmulationTest {
   void concurrencyLimitCanAnswer429AndIsFreedWhenAClientHangsUp() throws Exception {
     Scenario scenario =
         Scenario.builder()
-            .withConcurrencyLimit(ConcurrencyLimit.of(2).withStatus(429))
+            .withConcurrencyLimit(ConcurrentRequestLimit.of(2).withStatus(429))
             .route("/hold")
-            .steps(Step.fault(Fault.STALL))
+            .steps(Step.fault(InjectedFault.STALL))
             .build();
     try (MockServer server = MockServer.start(scenario)) {
       try (RawHttp a = new RawHttp(server);

@@ -22,21 +22,21 @@ class FaultsTest {
         MockServer.start(
             Scenario.builder()
                 .route("/stall")
-                .steps(Step.fault(Fault.STALL).withBody("0123456789"))
+                .steps(Step.fault(InjectedFault.STALL).withBody("0123456789"))
                 .route("/stall-for")
                 .steps(
-                    Step.fault(Fault.STALL)
+                    Step.fault(InjectedFault.STALL)
                         .withBody("0123456789")
                         .withFaultBytes(3)
                         .withStallFor(Duration.ofMillis(50)))
                 .route("/truncate")
                 .steps(
-                    Step.fault(Fault.TRUNCATE),
-                    Step.fault(Fault.TRUNCATE).withBody("abcdef").withFaultBytes(2))
+                    Step.fault(InjectedFault.TRUNCATE),
+                    Step.fault(InjectedFault.TRUNCATE).withBody("abcdef").withFaultBytes(2))
                 .route("/early")
-                .steps(Step.fault(Fault.RESET_BEFORE_READ))
+                .steps(Step.fault(InjectedFault.RESET_BEFORE_READ))
                 .route("/close")
-                .steps(Step.fault(Fault.CLOSE))
+                .steps(Step.fault(InjectedFault.CLOSE))
                 .route("/delay")
                 .steps(Step.ok("late").withDelay(Duration.ofMillis(60)))
                 .route("/ordered")

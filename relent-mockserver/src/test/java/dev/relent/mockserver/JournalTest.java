@@ -37,13 +37,13 @@ class JournalTest {
       String overHttp =
           send(HttpRequest.newBuilder(server.uri("/__relent/journal")).build()).body();
       for (String json : List.of(overHttp, server.journalJson(), server.journal().toString())) {
-        assertThat(json).doesNotContain("s3cr3t").contains("[redacted]").contains("req-7");
+        assertThat(json).doesNotContain("s3cr3t").contains("REDACTED").contains("req-7");
       }
       JournalEntry e = server.journal().get(0);
-      assertThat(e.target()).isEqualTo("/charge?api_key=[redacted]&page=2&access_token=[redacted]");
-      assertThat(e.header("authorization")).isEqualTo("[redacted]");
-      assertThat(e.header("Cookie")).isEqualTo("[redacted]");
-      assertThat(e.header("X-Api-Key")).isEqualTo("[redacted]");
+      assertThat(e.target()).isEqualTo("/charge?api_key=REDACTED&page=2&access_token=REDACTED");
+      assertThat(e.header("authorization")).isEqualTo("REDACTED");
+      assertThat(e.header("Cookie")).isEqualTo("REDACTED");
+      assertThat(e.header("X-Api-Key")).isEqualTo("REDACTED");
       assertThat(e.header("X-Request-Id")).isEqualTo("req-7");
       byte[] body = "card=s3cr3t-card".getBytes(StandardCharsets.UTF_8);
       assertThat(e.bodyBytes()).isEqualTo(body.length);
@@ -58,7 +58,7 @@ class JournalTest {
     Scenario scenario =
         Scenario.builder()
             .route("GET", "/flaky")
-            .steps(Step.status(503), Step.fault(Fault.CLOSE), Step.ok("ok"))
+            .steps(Step.status(503), Step.fault(InjectedFault.CLOSE), Step.ok("ok"))
             .build();
     try (MockServer server = MockServer.builder(scenario).withClock(clock).start();
         RawHttp raw = new RawHttp(server)) {

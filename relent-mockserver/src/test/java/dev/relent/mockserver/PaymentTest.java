@@ -84,7 +84,7 @@ class PaymentTest {
 
   @Test
   void aResetAfterCreationLosesTheAnswerButNotThePayment() throws Exception {
-    try (MockServer server = server(Step.fault(Fault.RESET), Step.normal())) {
+    try (MockServer server = server(Step.fault(InjectedFault.RESET), Step.normal())) {
       assertThatThrownBy(() -> post(server, "k-2", "{}")).isInstanceOf(IOException.class);
       assertThat(server.stats().resourcesCreated("/payments")).isEqualTo(1);
       HttpResponse<String> retry = post(server, "k-2", "{}");

@@ -24,7 +24,7 @@ class ScenarioParserTest {
         Arguments.of(
             "status out of range",
             "{\"routes\": [{\"path\": \"/a\",\n \"steps\": [{\"status\": 600}]}]}",
-            "scenario.json:2: routes[0].steps[0].status: expected an integer 100..599, got 600"),
+            "scenario.json:2: routes[0].steps[0]: status must be an integer 100..599: 600"),
         Arguments.of(
             "unknown key in a step",
             "{\"routes\": [{\"path\": \"/a\",\n \"steps\": [{\"stauts\": 503}]}]}",
@@ -59,14 +59,14 @@ class ScenarioParserTest {
             "unknown template",
             "{\"routes\": [{\"path\": \"/a\", \"steps\": [{\"status\": 429,\n"
                 + " \"headers\": {\"Retry-After\": \"{{http-dat:+5s}}\"}}]}]}",
-            "scenario.json:2: routes[0].steps[0].headers.Retry-After: unknown template"
+            "scenario.json:2: routes[0].steps[0]: header Retry-After: unknown template"
                 + " \"{{http-dat:+5s}}\", expected {{http-date:±N}}, {{rfc850-date:±N}},"
                 + " {{asctime-date:±N}}, {{epoch-seconds:±N}} or {{seconds:N}}"),
         Arguments.of(
             "template with a bad offset",
             "{\"routes\": [{\"path\": \"/a\", \"steps\": [{\"headers\":\n"
                 + " {\"Retry-After\": \"{{seconds:5 minutes}}\"}}]}]}",
-            "scenario.json:2: routes[0].steps[0].headers.Retry-After: bad offset in"
+            "scenario.json:2: routes[0].steps[0]: header Retry-After: bad offset in"
                 + " \"{{seconds:5 minutes}}\": expected N with an optional unit s, m, h or d, like"
                 + " +5s, -30s or 2m"),
         Arguments.of(
@@ -77,12 +77,11 @@ class ScenarioParserTest {
         Arguments.of(
             "bad method",
             "{\"routes\": [{\"method\": \"GE T\", \"path\": \"/a\", \"steps\": [{}]}]}",
-            "scenario.json:1: routes[0].method: expected an HTTP method token like GET or POST, or"
-                + " *, got \"GE T\""),
+            "scenario.json:1: routes[0]: method must be an HTTP method token like GET: \"GE T\""),
         Arguments.of(
             "no steps",
             "{\"routes\": [{\"path\": \"/a\",\n \"steps\": []}]}",
-            "scenario.json:2: routes[0].steps: expected at least one step"),
+            "scenario.json:2: routes[0]: steps must not be empty"),
         Arguments.of(
             "top level is not an object",
             "[{\"path\": \"/a\"}]",
@@ -98,7 +97,7 @@ class ScenarioParserTest {
         Arguments.of(
             "path without a slash",
             "{\"routes\": [{\"path\": \"flaky\", \"steps\": [{}]}]}",
-            "scenario.json:1: routes[0].path: expected a path starting with \"/\", got \"flaky\""),
+            "scenario.json:1: routes[0]: path: expected a path starting with \"/\", got \"flaky\""),
         Arguments.of(
             "contradicting step settings",
             "{\"routes\": [{\"path\": \"/a\", \"steps\": [\n {\"stallFor\": \"1s\"}]}]}",
@@ -107,7 +106,7 @@ class ScenarioParserTest {
             "bad key spec",
             "{\"rateLimit\": {\"limit\": 10, \"window\": \"1m\",\n \"key\": \"cookie\"},"
                 + " \"routes\": []}",
-            "scenario.json:2: rateLimit.key: expected ip, token, global or header:<name>, got"
+            "scenario.json:2: rateLimit: key must be ip, token, global or header:<name>:"
                 + " \"cookie\""),
         Arguments.of(
             "rate limit without window",
@@ -118,8 +117,8 @@ class ScenarioParserTest {
             "duplicate route",
             "{\"routes\": [\n{\"method\": \"GET\", \"path\": \"/a\", \"steps\": [{}]},\n"
                 + "{\"method\": \"GET\", \"path\": \"/a\", \"steps\": [{}]}]}",
-            "scenario.json:3: routes[1]: duplicate endpoint \"GET /a\" (same as routes[0]); give one"
-                + " a different \"name\""),
+            "scenario.json:3: routes[1]: two endpoints are named \"GET /a\"; give one a different"
+                + " name"),
         Arguments.of(
             "create outside a resource",
             "{\"routes\": [{\"path\": \"/a\", \"steps\": [{\"create\": false}]}]}",
@@ -133,9 +132,40 @@ class ScenarioParserTest {
             "several problems at once",
             "{\"routes\": [\n{\"path\": \"/a\", \"steps\": [{\"status\": 99}]},\n"
                 + "{\"path\": \"/b\", \"steps\": [{\"delay\": \"soon\"}]}]}",
-            "scenario.json:2: routes[0].steps[0].status: expected an integer 100..599, got 99\n"
+            "scenario.json:2: routes[0].steps[0]: status must be an integer 100..599: 99\n"
                 + "scenario.json:3: routes[1].steps[0].delay: expected a duration like 250ms, 2s, 1m"
-                + " or PT2S, got \"soon\""));
+                + " or PT2S, got \"soon\""),
+        Arguments.of(
+            "window shorter than the rate limit allows",
+            "{\"rateLimit\": {\"limit\": 10,\n \"window\": \"0s\"}, \"routes\": []}",
+            "scenario.json:1: rateLimit: window must be >= 1 ms: 0 ms"),
+        Arguments.of(
+            "latency max below min",
+            "{\"latency\": {\"min\": \"50ms\", \"max\": \"10ms\"}, \"routes\": []}",
+            "scenario.json:1: latency: max must be >= min: max 10 ms, min 50 ms"),
+        Arguments.of(
+            "resource ttl too short",
+            "{\"resources\": [{\"path\": \"/p\",\n \"ttl\": \"500ms\"}]}",
+            "scenario.json:2: resources[0]: ttl must be >= 1 s: 500 ms"),
+        Arguments.of(
+            "negative ISO duration",
+            "{\"routes\": [{\"path\": \"/a\", \"steps\": [\n{\"delay\": \"PT-2S\"}]}]}",
+            "scenario.json:2: routes[0].steps[0]: delay must be >= 0: -2000 ms"),
+        Arguments.of(
+            "port out of range",
+            "{\"server\": {\"port\": 70000}, \"routes\": []}",
+            "scenario.json:1: server: port must be an integer 0..65535: 70000"),
+        Arguments.of(
+            "origin that is empty",
+            "{\"cors\": {\"allowOrigins\": [\"\"]}, \"routes\": []}",
+            "scenario.json:1: cors: allowOrigins must hold origins like https://app.example or *,"
+                + " not \"\""),
+        Arguments.of(
+            "a route with a bad path is still checked in full",
+            "{\"routes\": [{\"path\": \"x\", \"name\": \" \", \"steps\": [{\"status\": 700}]}]}",
+            "scenario.json:1: routes[0]: path: expected a path starting with \"/\", got \"x\"\n"
+                + "scenario.json:1: routes[0].steps[0]: status must be an integer 100..599: 700\n"
+                + "scenario.json:1: routes[0]: name must not be blank"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -217,10 +247,10 @@ class ScenarioParserTest {
         .hasMessage("delay must be >= 0: -5 ms");
     assertThatThrownBy(() -> Step.normal().withBody(null)).hasMessage("body cannot be null");
     assertThatThrownBy(() -> RateLimit.of(0, java.time.Duration.ofSeconds(1)))
-        .hasMessage("limit must be >= 1: 0");
+        .hasMessage("limit must be an integer >= 1: 0");
     assertThatThrownBy(() -> RateLimit.of(1, java.time.Duration.ofSeconds(1)).withKey("cookie"))
         .hasMessage("key must be ip, token, global or header:<name>: \"cookie\"");
-    assertThatThrownBy(() -> ConcurrencyLimit.of(1).withStatus(200))
+    assertThatThrownBy(() -> ConcurrentRequestLimit.of(1).withStatus(200))
         .hasMessage("status must be an integer 400..599: 200");
     assertThatThrownBy(() -> Scenario.builder().route("GET", "flaky"))
         .hasMessage("path: expected a path starting with \"/\", got \"flaky\"");
@@ -229,10 +259,9 @@ class ScenarioParserTest {
     assertThatThrownBy(() -> Scenario.builder().route("/a").build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("route /a has no steps");
-    assertThatThrownBy(
-            () -> Scenario.builder().route("/a").steps(Step.normal().withFaultBytes(3)).build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessage("/a: step 0: faultBytes needs fault stall or truncate, but fault is not set");
+    assertThatThrownBy(() -> Scenario.builder().route("/a").steps(Step.normal().withFaultBytes(3)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("step 0: faultBytes needs fault stall or truncate, but fault is not set");
     assertThatThrownBy(
             () ->
                 Scenario.builder()
@@ -247,6 +276,6 @@ class ScenarioParserTest {
         .hasMessage(
             "path of a resource must be a literal path without a trailing /: \"/payments/*\"");
     assertThatThrownBy(() -> MockServer.builder(Scenario.builder().build()).withPort(70_000))
-        .hasMessage("port must be 0..65535: 70000");
+        .hasMessage("port must be an integer 0..65535: 70000");
   }
 }

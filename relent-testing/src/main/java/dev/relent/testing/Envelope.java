@@ -13,6 +13,10 @@ import java.util.Objects;
  * decorrelated, which depends on the previous draw), plus a tolerance for what the wait does not
  * cover: the attempt's own latency and the clock's resolution.
  *
+ * <p>With full jitter the lower bound is zero, so a client that never waits stays inside the
+ * envelope; {@link JournalAssert#gapsLookJittered(Envelope)} catches it by where the gaps fall
+ * inside their ranges.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class Envelope {
@@ -83,6 +87,36 @@ public final class Envelope {
             ? backoff.cap().toNanos()
             : backoff.windowNanos(retry, 0);
     return max > Long.MAX_VALUE - toleranceNanos ? Long.MAX_VALUE : max + toleranceNanos;
+  }
+
+  /**
+   * Checks that the backoff draws its waits uniformly between its bounds, as {@link #position(int,
+   * long)} assumes.
+   *
+   * @throws IllegalArgumentException if the jitter is not full or equal: with none every gap is
+   *     exact, with decorrelated each range depends on the draw before
+   */
+  void requireUniformJitter() {
+    Jitter jitter = backoff.jitter();
+    if (jitter != Jitter.FULL && jitter != Jitter.EQUAL) {
+      throw new IllegalArgumentException(
+          "judging jitter needs full or equal jitter, whose waits are uniform in their window, but"
+              + " the backoff's jitter is "
+              + jitter
+              + (jitter == Jitter.NONE
+                  ? ": every gap is exact, and spacedWithin checks it"
+                  : ": each wait's range depends on the wait before"));
+    }
+  }
+
+  /**
+   * Returns where a gap falls between the backoff's own bounds for its retry, without the
+   * tolerance: 0 at the lower bound, 1 at the window. Full and equal jitter draw uniformly between
+   * the two, so the positions of many gaps average about 0.5.
+   */
+  double position(int retry, long gapNanos) {
+    long floor = backoff.minNanos(retry, 0);
+    return (double) (gapNanos - floor) / (backoff.windowNanos(retry, 0) - floor);
   }
 
   @Override

@@ -4,7 +4,10 @@ import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import java.util.List;
 
-/** Entry point of Relent's AssertJ-style assertions. */
+/**
+ * Entry point of Relent's AssertJ-style assertions. Its {@code assertThat} overloads sit beside
+ * AssertJ's: import both statically and the compiler picks these for a journal and a mock server.
+ */
 public final class RelentAssertions {
   private RelentAssertions() {}
 

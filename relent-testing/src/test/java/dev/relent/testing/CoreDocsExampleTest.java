@@ -6,14 +6,16 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
+import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The examples of docs/core.md, compiled and run; keep the two in step. */
+/** The examples of docs/core.md, compiled and run; the page must show exactly this code. */
 class CoreDocsExampleTest {
   record Response(int status, ServerHint retryAfter) {}
 
-  // --- from docs/core.md, "Classifying outcomes"
+  // --- begin classifying
   static final Verdict RETRY_503 = Verdict.retry("http-503");
   static final Verdict NOT_FOUND = Verdict.abort("http-404");
 
@@ -35,7 +37,7 @@ class CoreDocsExampleTest {
 
   @Test
   void classifierAndFakeTimeExamplesWork() {
-    // --- from docs/core.md, "Time and tests"
+    // --- begin time
     FakeTime time = new FakeTime(); // ticker, clock, sleeper, scheduler and seeded randomness
     RelentExecutor<Response> executor = classified(RetryPolicy.ofDefaults()).withTime(time).build();
     RecordingSleeper sleeper = time.sleeper(); // every wait, recorded
@@ -53,5 +55,36 @@ class CoreDocsExampleTest {
     assertThat(response.status()).isEqualTo(404);
     assertThat(sleeper.waits()).hasSize(1);
     assertThat(sleeper.waits().get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+  }
+
+  private int calls;
+  private int freeDuringTheCall = -1;
+  private final ConcurrencyLimit limit = ConcurrencyLimit.of(1);
+
+  private void callTheService() {
+    calls++;
+    freeDuringTheCall = limit.available();
+  }
+
+  @Test
+  void thePermitExampleHoldsTheSlotForTheCallAndGivesItBack() throws InterruptedException {
+    // --- begin permit
+    ConcurrencyLimit.Permit slot = limit.acquire(Duration.ofSeconds(2)).orElseThrow();
+    try {
+      callTheService();
+    } finally {
+      slot.release(); // a second release would do nothing
+    }
+    // --- end
+
+    slot.release();
+    assertThat(calls).isEqualTo(1);
+    assertThat(freeDuringTheCall).isZero();
+    assertThat(limit.available()).isEqualTo(1);
+  }
+
+  @Test
+  void thePageShowsExactlyThisCode() {
+    DocSnippets.assertPageShowsSnippetsOf("../docs/core.md", CoreDocsExampleTest.class);
   }
 }

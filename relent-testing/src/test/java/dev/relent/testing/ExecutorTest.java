@@ -565,7 +565,7 @@ class ExecutorTest {
     h.run(Harness.answers(Reply.of(503), Reply.of(503), Reply.of(200)));
 
     // Backoff asks for 100 ms, but the pacer allows one start every 666.67 ms.
-    long interval = pacer.intervalNanos();
+    long interval = pacer.interval().toNanos();
     assertThat(h.attemptTimes).containsExactly(0L, interval, 2 * interval);
   }
 
@@ -590,12 +590,15 @@ class ExecutorTest {
   @ParameterizedTest
   @EnumSource(Mode.class)
   void rateLimitHintPausesEveryCallerSharingThePacer(Mode mode) {
-    Pacer pacer = Pacer.of(600, Duration.ofMinutes(1));
+    // Inspected with a time source of its own that stays at the start the executor's began at.
+    FakeTime start = new FakeTime();
+    Pacer pacer = Pacer.builder().withRate(600, Duration.ofMinutes(1)).withTime(start).build();
     Harness<Reply> h = harness(mode, http().build(), b -> b.withPacer(pacer));
 
     h.run(Harness.answers(Reply.rateLimited(Duration.ofSeconds(5)), Reply.of(200)));
 
-    assertThat(pacer.pausedUntil()).isEqualTo(Duration.ofSeconds(5).toNanos());
+    assertThat(pacer.pauseRemaining()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(pacer.pausedUntil()).contains(FakeTime.DEFAULT_START.plusSeconds(5));
     assertThat(h.attemptTimes.get(1)).isGreaterThanOrEqualTo(Duration.ofSeconds(5).toNanos());
   }
 

@@ -7,13 +7,17 @@ import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.testing.docs.DocSnippets;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The README's example, compiled and run; keep the two in step. */
+/**
+ * The README's example, compiled and run; the README shows exactly this code, with the imports it
+ * uses, on the system time (the lines marked {@code // test only} are left out).
+ */
 class ReadmeExampleTest {
   record Quote(String currency, double rate) {}
 
@@ -35,7 +39,8 @@ class ReadmeExampleTest {
     Rates rates = new Rates();
     FakeTime time = new FakeTime();
 
-    // --- from README.md
+    // --- begin README (with imports)
+    // One policy and one executor per downstream, shared by every call.
     RetryPolicy policy =
         RetryPolicy.builder()
             .withMaxRetries(4)
@@ -48,16 +53,21 @@ class ReadmeExampleTest {
             .withCircuitBreaker(CircuitBreaker.ofDefaults())
             .withRetryBudget(RetryBudget.ofDefaults())
             .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            // --- (the README uses the system time; the test injects fake time)
-            .withTime(time)
+            .withTime(time) // test only
             .build();
 
+    // Each attempt learns its time limit: min(attempt timeout, deadline left).
     Quote quote = executor.get(ctx -> rates.fetch("EUR", Duration.ofNanos(ctx.timeoutNanos())));
-    // --- end of the README example
+    // --- end
 
     assertThat(quote).isEqualTo(new Quote("EUR", 1.08));
     assertThat(rates.timeouts).hasSize(3);
     assertThat(rates.timeouts.get(0)).isEqualTo(Duration.ofSeconds(10));
     assertThat(executor.counters().retries()).isEqualTo(2);
+  }
+
+  @Test
+  void theReadmeShowsExactlyThisCode() {
+    DocSnippets.assertPageShowsSnippetsOf("../README.md", ReadmeExampleTest.class);
   }
 }

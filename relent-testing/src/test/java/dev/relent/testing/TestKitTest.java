@@ -1,6 +1,7 @@
 package dev.relent.testing;
 
 import static dev.relent.testing.RelentAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.Backoff;
@@ -8,7 +9,6 @@ import dev.relent.Jitter;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -35,15 +35,6 @@ class TestKitTest {
                       + " \"resources\": [{\"name\": \"payments\", \"path\": \"/payments\"}]}"))
           .withClock(time);
 
-  private int get(MockServer server, String path, String... headers)
-      throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(server.uri(path));
-    for (int i = 0; i < headers.length; i += 2) {
-      request.header(headers[i], headers[i + 1]);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-  }
-
   private int post(MockServer server, String path, String key)
       throws IOException, InterruptedException {
     HttpRequest request =
@@ -63,11 +54,11 @@ class TestKitTest {
             .withCap(Duration.ofSeconds(30))
             .withJitter(Jitter.EQUAL)
             .build();
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
     time.advance(Duration.ofMillis(400)); // inside [250, 500] ms, the equal-jitter envelope
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
     time.advance(Duration.ofMillis(900)); // inside [500, 1000] ms
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
 
     assertThat(server.journal())
         .onPath("/flaky")
@@ -93,9 +84,9 @@ class TestKitTest {
             .withCap(Duration.ofSeconds(8))
             .withJitter(Jitter.NONE)
             .build();
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
     time.advance(Duration.ofMillis(10)); // a tight loop, not a 1 s backoff
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
 
     assertThatThrownBy(() -> assertThat(server.journal()).spacedWithin(Envelope.of(none)))
         .isInstanceOf(AssertionError.class)
@@ -142,16 +133,16 @@ class TestKitTest {
 
   @Test
   void secretsInUrlsAndHeadersAreCaught(MockServer server) throws Exception {
-    get(server, "/flaky", "Authorization", "Bearer sk_live_123");
+    Requests.get(client, server, "/flaky", "Authorization", "Bearer sk_live_123");
     assertThat(server.journal()).carriedNoSecret("sk_live_123");
 
-    get(server, "/flaky?api_key=sk_live_123");
+    Requests.get(client, server, "/flaky?api_key=sk_live_123");
     assertThatThrownBy(() -> assertThat(server.journal()).carriedNoSecret("sk_live_123"))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("request 2 sent a credential in its URL");
 
     server.reset();
-    get(server, "/flaky", "X-Debug", "sk_live_123");
+    Requests.get(client, server, "/flaky", "X-Debug", "sk_live_123");
     assertThatThrownBy(() -> assertThat(server.journal()).carriedNoSecret("sk_live_123"))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("carried a secret in header X-Debug");
@@ -159,16 +150,16 @@ class TestKitTest {
 
   @Test
   void peakConcurrencyIsTheServersOwnCount(MockServer server) throws Exception {
-    get(server, "/flaky");
-    get(server, "/flaky");
+    Requests.get(client, server, "/flaky");
+    Requests.get(client, server, "/flaky");
     assertThat(server).hadAtMostConcurrent(1);
   }
 
   @Test
   void theExtensionGivesEachTestAFreshServer(MockServer server) {
     assertThat(server.journal()).hasAttempts(0);
-    org.assertj.core.api.Assertions.assertThat(mock.server()).isSameAs(server);
-    org.assertj.core.api.Assertions.assertThat(server.baseUri().getHost()).isEqualTo("127.0.0.1");
+    assertThat(mock.server()).isSameAs(server);
+    assertThat(server.baseUri().getHost()).isEqualTo("127.0.0.1");
   }
 
   @Test
@@ -176,9 +167,5 @@ class TestKitTest {
     assertThatThrownBy(() -> MockServerExtension.fromResource("/no-such-scenario.json"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("no scenario on the class path at /no-such-scenario.json");
-  }
-
-  static URI unused() {
-    return URI.create("http://127.0.0.1/");
   }
 }

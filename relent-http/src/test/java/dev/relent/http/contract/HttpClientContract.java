@@ -498,7 +498,7 @@ public abstract class HttpClientContract {
         .contains("api_key=REDACTED&page=2");
     List<JournalEntry> journal = server.journal();
     assertThat(journal).hasAttempts(1);
-    assertThat(journal.get(0).header("Authorization")).isEqualTo("[redacted]");
+    assertThat(journal.get(0).header("Authorization")).isEqualTo("REDACTED");
   }
 
   @Test

@@ -1,9 +1,7 @@
 package dev.relent.idempotency.spi;
 
-import java.util.ArrayList;
+import dev.relent.idempotency.internal.ResponseParts;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -143,8 +141,8 @@ public final class IdempotencyRecord {
         State.COMPLETED,
         createdAtMillis,
         expiresAtMillis,
-        checkStatus(status),
-        copyHeaders(headers),
+        ResponseParts.checkStatus(status),
+        ResponseParts.copyHeaders(headers),
         Objects.requireNonNull(body, "body cannot be null").clone());
   }
 
@@ -323,26 +321,5 @@ public final class IdempotencyRecord {
         + ", expiresAtMillis="
         + expiresAtMillis
         + '}';
-  }
-
-  static int checkStatus(int status) {
-    if (status < 100 || status > 599) {
-      throw new IllegalArgumentException("status must be in 100..599: " + status);
-    }
-    return status;
-  }
-
-  static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
-    Objects.requireNonNull(headers, "headers cannot be null");
-    Map<String, List<String>> copy = new LinkedHashMap<>();
-    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-      String name = Objects.requireNonNull(e.getKey(), "header name cannot be null");
-      List<String> values = Objects.requireNonNull(e.getValue(), "header values cannot be null");
-      for (String v : values) {
-        Objects.requireNonNull(v, "header value cannot be null: " + name);
-      }
-      copy.put(name, Collections.unmodifiableList(new ArrayList<>(values)));
-    }
-    return Collections.unmodifiableMap(copy);
   }
 }

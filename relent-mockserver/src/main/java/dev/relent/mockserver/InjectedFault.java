@@ -1,10 +1,13 @@
 package dev.relent.mockserver;
 
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
 /**
  * A failure a {@link Step} injects instead of (or in the middle of) a normal response. Each has the
  * name the scenario file uses, {@link #token()}.
  */
-public enum Fault {
+public enum InjectedFault {
   /**
    * Reads the whole request, then resets the connection (TCP RST: {@code SO_LINGER} 0, then close).
    * The client sees "connection reset" and no response.
@@ -31,7 +34,7 @@ public enum Fault {
 
   private final String token;
 
-  Fault(String token) {
+  InjectedFault(String token) {
     this.token = token;
   }
 
@@ -44,8 +47,8 @@ public enum Fault {
     return token;
   }
 
-  static Fault fromToken(String token) {
-    for (Fault f : values()) {
+  static InjectedFault fromToken(String token) {
+    for (InjectedFault f : values()) {
       if (f.token.equals(token)) {
         return f;
       }
@@ -53,7 +56,8 @@ public enum Fault {
     return null;
   }
 
+  /** The file names of all faults, for messages: {@code reset, reset-before-read, ...}. */
   static String tokens() {
-    return "reset, reset-before-read, close, stall, truncate";
+    return Arrays.stream(values()).map(InjectedFault::token).collect(Collectors.joining(", "));
   }
 }

@@ -1,29 +1,28 @@
 package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
 import dev.relent.spi.ConcurrencyLimitState;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The {@link ConcurrencyLimit}.
+ * What both concurrency limits share: the FIFO queue of waiters and the locked paths that serve it.
+ * {@link LocalConcurrencyLimit} adds lock-free fast paths for a private state; {@link
+ * SharedConcurrencyLimit} counts the slots it holds of a state other processes change.
  *
- * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use; {@code held} counts those
- * this limit holds (kept for a shared state only: a private one holds every slot in use), and one
- * FIFO queue of waiters (an intrusive doubly linked list, so that a cancelled waiter leaves in
- * O(1)) lives here, guarded by {@code lock}. A release with a queue hands its slot straight to the
- * head of the queue (the count does not change) under the lock. {@link #pollLocked} takes slots
- * that are free in the state for the waiters; it runs after a waiter is queued, on every local call
- * while anyone waits, and with a shared state (where another process may free a slot) on every poll
- * interval of a blocked thread (see {@link ConcurrencyLimit.Builder#withState}).
- *
- * <p>Fast path, private state only: while nobody waits ({@code head} is null, a volatile read), an
- * acquire takes a slot from the state and a release gives it back without the lock, one atomic
- * operation each. No wake-up is lost: a waiter first links itself (a volatile write of {@code
- * head}) and then polls the state, while a lock-free release first frees its slot and then reads
- * {@code head}, taking the lock to poll for the waiters if it finds one; of two such sequences at
- * least one sees the other's write, so the freed slot reaches the queue. An acquire that read an
- * empty queue counts as having arrived before a waiter queued at the same moment.
+ * <p>Design: a {@link ConcurrencyLimitState} counts the slots in use, and one FIFO queue of waiters
+ * (an intrusive doubly linked list, so that a cancelled waiter leaves in O(1)) lives here, guarded
+ * by {@code lock}. A release with a queue hands its slot straight to the head of the queue (the
+ * count does not change) under the lock. {@link #pollLocked} takes slots that are free in the state
+ * for the waiters; it runs after a waiter is queued, on every local call while anyone waits, and
+ * after every wake-up of a blocked thread, which with a shared state (where another process may
+ * free a slot) happens at least once per poll interval (see {@link
+ * ConcurrencyLimit.Builder#withState}).
  *
  * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
  * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
@@ -32,24 +31,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * next grant. If that completion fails because the future was already cancelled or completed, the
  * slot is granted again, so it is never leaked. Cancelling a queued future unlinks it through a
  * {@code whenComplete} callback.
+ *
+ * <p>Permits: the queue works on slots ({@link #tryAcquireSlot()}, {@link #releaseSlot()}, the
+ * executor's allocation-free pair); a {@link SlotPermit} wraps one slot and gives it back on its
+ * first release only (a compare-and-set on its own flag). A waiter is its own permit, so a wait
+ * allocates one object; a slot free at once gets a new permit.
  */
-final class ConcurrencyLimitImpl implements ConcurrencyLimit {
-  /** Returned whenever a slot is free at once: shared, completed, and immune to obtrusion. */
-  private static final CompletableFuture<Void> GRANTED = new GrantedFuture();
-
+abstract class SlotQueue implements ConcurrencyLimit {
   private static final int NO_WAITER = 0;
   private static final int SYNC_WAITER = 1;
   private static final int ASYNC_WAITER = 2;
 
-  private final int max;
-  private final ConcurrencyLimitState state;
-  // Whether others may change the state, so that waiters must poll it.
-  private final boolean shared;
-  private final long pollNanos;
-  private final ReentrantLock lock = new ReentrantLock();
-  private int held;
-  private int waiting;
-  // Volatile for the fast path's lock-free read; written only under the lock.
+  final int max;
+  final ConcurrencyLimitState state;
+  // How long a blocked thread sleeps at most before it polls the state again.
+  final long pollNanos;
+  final ReentrantLock lock = new ReentrantLock();
+  int waiting;
+  // Volatile for the local limit's lock-free read; written only under the lock.
   private volatile Waiter head;
   private Waiter tail;
   private AsyncWaiter grantedHead;
@@ -58,18 +57,42 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   // already running on this thread instead of recursing (a chain of waiters could be long).
   private final ThreadLocal<Boolean> completing = new ThreadLocal<>();
 
-  ConcurrencyLimitImpl(int max, ConcurrencyLimitState state, boolean shared, long pollNanos) {
+  SlotQueue(int max, ConcurrencyLimitState state, long pollNanos) {
     this.max = max;
     this.state = state;
-    this.shared = shared;
     this.pollNanos = pollNanos;
   }
 
+  /** Takes a slot from the state for this limit if one is free. Caller holds the lock. */
+  abstract boolean takeLocked();
+
+  /** Gives a slot this limit holds back to the state. Caller holds the lock. */
+  abstract void giveBackLocked();
+
+  /** Whether this limit holds no slot, so that a release has no matching acquire. */
+  abstract boolean holdsNone();
+
+  /** The failure of a release without a matching acquire. */
+  abstract IllegalStateException releaseWithoutAcquire();
+
+  /** Whether nobody waits; a volatile read, no lock. */
+  final boolean nobodyWaits() {
+    return head == null;
+  }
+
   @Override
-  public boolean tryAcquire() {
-    if (!shared && head == null) {
-      return state.tryAcquire(max);
-    }
+  public final Optional<Permit> tryAcquire() {
+    return tryAcquireSlot() ? Optional.of(new SlotPermit(this)) : Optional.empty();
+  }
+
+  @Override
+  public final Optional<Permit> acquire(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout cannot be null");
+    return Optional.ofNullable(acquirePermit(Nanos.saturatedNanos(timeout)));
+  }
+
+  @Override
+  public boolean tryAcquireSlot() {
     boolean toComplete = false;
     boolean acquired;
     lock.lock();
@@ -88,13 +111,13 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     return acquired;
   }
 
-  @Override
-  public boolean acquire(long timeoutNanos) throws InterruptedException {
-    if (!shared && head == null && !Thread.currentThread().isInterrupted()) {
-      if (state.tryAcquire(max)) {
-        return true;
-      }
-    }
+  /**
+   * Takes a slot, blocking up to {@code timeoutNanos}.
+   *
+   * @return the permit: a new one for a slot free at once, the waiter itself for one granted after
+   *     a wait; null if the time ran out first
+   */
+  SlotPermit acquirePermit(long timeoutNanos) throws InterruptedException {
     boolean toComplete = false;
     lock.lockInterruptibly();
     try {
@@ -102,12 +125,12 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
         toComplete = pollLocked();
       }
       if (head == null && takeLocked()) {
-        return true;
+        return new SlotPermit(this);
       }
       if (timeoutNanos <= 0) {
-        return false;
+        return null;
       }
-      SyncWaiter waiter = new SyncWaiter(lock.newCondition());
+      SyncWaiter waiter = new SyncWaiter(this, lock.newCondition());
       link(waiter);
       // A slot freed without the lock just before the link is in the state: take it for the queue.
       toComplete |= pollLocked();
@@ -116,16 +139,16 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
         while (!waiter.granted) {
           if (remaining <= 0) {
             unlink(waiter);
-            return false;
+            return null;
           }
-          long slice = shared ? Math.min(remaining, pollNanos) : remaining;
+          long slice = Math.min(remaining, pollNanos);
           // awaitNanos returns what is left of the slice, negative if it overslept.
           remaining -= slice - waiter.condition.awaitNanos(slice);
-          if (shared && !waiter.granted) {
+          if (!waiter.granted) {
             toComplete |= pollLocked();
           }
         }
-        return true;
+        return waiter;
       } catch (InterruptedException e) {
         if (waiter.granted) {
           // Granted as we were interrupted: an interrupted caller holds nothing, so pass it on.
@@ -144,10 +167,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   }
 
   @Override
-  public CompletableFuture<Void> acquireAsync() {
-    if (!shared && head == null && state.tryAcquire(max)) {
-      return GRANTED;
-    }
+  public CompletableFuture<Permit> acquireAsync() {
     AsyncWaiter waiter = null;
     boolean toComplete = false;
     lock.lock();
@@ -156,7 +176,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
         toComplete = pollLocked();
       }
       if (head != null || !takeLocked()) {
-        waiter = new AsyncWaiter();
+        waiter = new AsyncWaiter(this);
         link(waiter);
         // A slot freed without the lock just before the link is in the state: take it for us.
         toComplete |= pollLocked();
@@ -168,7 +188,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
       completeGranted();
     }
     if (waiter == null) {
-      return GRANTED;
+      return CompletableFuture.completedFuture(new SlotPermit(this));
     }
     AsyncWaiter queued = waiter;
     // Registered after unlocking: if the slot was granted meanwhile, abandon() finds it unlinked.
@@ -177,28 +197,14 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
   }
 
   @Override
-  public void release() {
-    boolean freed = false;
-    if (!shared && head == null) {
+  public void releaseSlot() {
+    boolean toComplete;
+    lock.lock();
+    try {
       if (holdsNone()) {
         throw releaseWithoutAcquire();
       }
-      state.release();
-      if (head == null) {
-        return;
-      }
-      // A waiter queued meanwhile: the slot just freed is in the state; poll it for the queue.
-      freed = true;
-    }
-    boolean toComplete = false;
-    lock.lock();
-    try {
-      if (!freed) {
-        if (holdsNone()) {
-          throw releaseWithoutAcquire();
-        }
-        toComplete = grantLocked();
-      }
+      toComplete = grantLocked();
       toComplete |= pollLocked();
     } finally {
       lock.unlock();
@@ -208,16 +214,18 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     }
   }
 
-  /** Whether this limit holds no slot, so that a release has no matching acquire. */
-  private boolean holdsNone() {
-    return shared ? held == 0 : state.inUse() == 0;
-  }
-
-  private IllegalStateException releaseWithoutAcquire() {
-    return new IllegalStateException(
-        shared
-            ? "release() without a matching acquire: this limit holds none of its " + max + " slots"
-            : "release() without a matching acquire: all " + max + " slots are already free");
+  /** Takes the slots free in the state for the waiters, under the lock. */
+  final void pollForWaiters() {
+    boolean toComplete;
+    lock.lock();
+    try {
+      toComplete = pollLocked();
+    } finally {
+      lock.unlock();
+    }
+    if (toComplete) {
+      completeGranted();
+    }
   }
 
   @Override
@@ -238,45 +246,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     } finally {
       lock.unlock();
     }
-  }
-
-  /** Reads no shared state: with one, it shows what this limit holds. */
-  @Override
-  public String toString() {
-    lock.lock();
-    try {
-      if (shared) {
-        return "ConcurrencyLimit["
-            + held
-            + " of "
-            + max
-            + " slots held here, "
-            + waiting
-            + " waiting, shared "
-            + state
-            + "]";
-      }
-      return "ConcurrencyLimit["
-          + (max - state.inUse())
-          + " of "
-          + max
-          + " free, "
-          + waiting
-          + " waiting]";
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Takes a slot from the state if one is free. Caller holds the lock. */
-  private boolean takeLocked() {
-    if (state.tryAcquire(max)) {
-      if (shared) {
-        held++;
-      }
-      return true;
-    }
-    return false;
   }
 
   /**
@@ -344,14 +313,6 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     return NO_WAITER;
   }
 
-  /** Gives a slot this limit holds back to the state. Caller holds the lock. */
-  private void giveBackLocked() {
-    state.release();
-    if (shared) {
-      held--;
-    }
-  }
-
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */
   private void completeGranted() {
     if (completing.get() != null) {
@@ -375,7 +336,7 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
         } finally {
           lock.unlock();
         }
-        if (!next.future.complete(null)) {
+        if (!next.future.complete(next)) {
           // Someone completed it first (cancelled): the slot goes to the next in line.
           lock.lock();
           try {
@@ -432,40 +393,61 @@ final class ConcurrencyLimitImpl implements ConcurrencyLimit {
     waiting--;
   }
 
-  private abstract static class Waiter {
+  /**
+   * The permit for one acquire: the first {@link #release()} gives the slot back with {@link
+   * #releaseSlot()}, a compare-and-set on {@code released} makes every later one a no-op.
+   */
+  static class SlotPermit implements Permit {
+    private static final AtomicIntegerFieldUpdater<SlotPermit> RELEASED =
+        AtomicIntegerFieldUpdater.newUpdater(SlotPermit.class, "released");
+
+    private final SlotQueue limit;
+    private volatile int released;
+
+    SlotPermit(SlotQueue limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public final void release() {
+      if (RELEASED.compareAndSet(this, 0, 1)) {
+        limit.releaseSlot();
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "ConcurrencyLimit.Permit[" + (released == 0 ? "held" : "released") + "]";
+    }
+  }
+
+  /** A waiter, and the permit it gets: one object, allocated only when the caller must wait. */
+  private abstract static class Waiter extends SlotPermit {
     Waiter prev;
     Waiter next;
     boolean queued;
+
+    Waiter(SlotQueue limit) {
+      super(limit);
+    }
   }
 
   private static final class SyncWaiter extends Waiter {
     final Condition condition;
     boolean granted;
 
-    SyncWaiter(Condition condition) {
+    SyncWaiter(SlotQueue limit, Condition condition) {
+      super(limit);
       this.condition = condition;
     }
   }
 
   private static final class AsyncWaiter extends Waiter {
-    final CompletableFuture<Void> future = new CompletableFuture<>();
+    final CompletableFuture<Permit> future = new CompletableFuture<>();
     AsyncWaiter nextGranted;
-  }
 
-  /** An already completed future whose value nobody can overwrite, since it is shared. */
-  private static final class GrantedFuture extends CompletableFuture<Void> {
-    GrantedFuture() {
-      super.complete(null);
-    }
-
-    @Override
-    public void obtrudeValue(Void value) {
-      throw new UnsupportedOperationException("a granted slot cannot be obtruded");
-    }
-
-    @Override
-    public void obtrudeException(Throwable ex) {
-      throw new UnsupportedOperationException("a granted slot cannot be obtruded");
+    AsyncWaiter(SlotQueue limit) {
+      super(limit);
     }
   }
 }

@@ -1,0 +1,178 @@
+package dev.relent.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering of the whole project, as rules that fail the build when code breaks them. Each rule
+ * reads the compiled main classes of every module (tests excluded) and says, when it fails, which
+ * class depends on which.
+ *
+ * <ul>
+ *   <li>No package depends, directly or through others, on itself: no package cycle anywhere.
+ *   <li>relent-core depends on the JDK alone.
+ *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
+ *       HTTP layer on neither.
+ *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
+ *   <li>{@code dev.relent.spi} publishes store interfaces only.
+ *   <li>An {@code internal} package is used only by the module that owns it.
+ * </ul>
+ */
+class LayeringTest {
+  /** relent-core's packages: the executor and policy, the guards, time, store SPIs, internals. */
+  private static final String[] CORE = {
+    "dev.relent", "dev.relent.guard", "dev.relent.time", "dev.relent.spi", "dev.relent.internal"
+  };
+
+  private static JavaClasses relent;
+
+  @BeforeAll
+  static void importMainClasses() {
+    relent =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(location -> !location.contains("-tests.jar"))
+            .withImportOption(location -> !location.contains("/relent-architecture-tests/"))
+            .importPackages("dev.relent");
+  }
+
+  /** Each package is its own slice, so a cycle between any two packages is found. */
+  private static final SliceAssignment EACH_PACKAGE =
+      new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+          return SliceIdentifier.of(javaClass.getPackageName());
+        }
+
+        @Override
+        public String getDescription() {
+          return "every package of dev.relent";
+        }
+      };
+
+  @Test
+  void noPackageCycleInAnyModule() {
+    slices().assignedFrom(EACH_PACKAGE).should().beFreeOfCycles().check(relent);
+  }
+
+  @Test
+  void coreDependsOnTheJdkAlone() {
+    classes()
+        .that()
+        .resideInAnyPackage(CORE)
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(concat(CORE, "java.."))
+        .check(relent);
+  }
+
+  @Test
+  void adaptersDoNotDependOnEachOther() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.okhttp..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.httpclient5..")
+        .check(relent);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.httpclient5..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.okhttp..")
+        .check(relent);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.http..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.relent.okhttp..", "dev.relent.httpclient5..", "okhttp3..")
+        .check(relent);
+  }
+
+  @Test
+  void theMockServerSharesNoCodeWithTheClient() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.mockserver..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(concat(CORE, "dev.relent.http.."))
+        .check(relent);
+  }
+
+  @Test
+  void spiHoldsOnlyStoreInterfaces() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.spi")
+        .and()
+        .arePublic()
+        .and()
+        .areTopLevelClasses()
+        .should()
+        .beInterfaces()
+        .check(relent);
+  }
+
+  @Test
+  void implementationClassesOfCoreAreNotPublic() {
+    classes()
+        .that()
+        .resideInAnyPackage("dev.relent", "dev.relent.guard", "dev.relent.time", "dev.relent.spi")
+        .and()
+        .haveSimpleNameEndingWith("Impl")
+        .should()
+        .notBePublic()
+        .check(relent);
+  }
+
+  @Test
+  void internalsStayInsideTheirModule() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(CORE)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.internal")
+        .check(relent);
+    for (String module : new String[] {"http", "sim", "mockserver", "idempotency", "cli"}) {
+      String root = "dev.relent." + module + "..";
+      noClasses()
+          .that()
+          .resideOutsideOfPackage(root)
+          .should()
+          .dependOnClassesThat(internalOf(module))
+          .check(relent);
+    }
+  }
+
+  private static DescribedPredicate<JavaClass> internalOf(String module) {
+    String prefix = "dev.relent." + module + ".";
+    return DescribedPredicate.describe(
+        "reside in an internal package of " + prefix + "*",
+        c ->
+            c.getPackageName().startsWith(prefix)
+                && (c.getPackageName().endsWith(".internal")
+                    || c.getPackageName().contains(".internal.")));
+  }
+
+  private static String[] concat(String[] packages, String more) {
+    String[] all = new String[packages.length + 1];
+    System.arraycopy(packages, 0, all, 0, packages.length);
+    all[packages.length] = more;
+    return all;
+  }
+}

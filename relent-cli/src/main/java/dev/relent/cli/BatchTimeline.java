@@ -1,0 +1,144 @@
+package dev.relent.cli;
+
+import dev.relent.time.Ticker;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What a batch shows people, as it runs and when it ends: the run's time, the counts of the
+ * progress line (requests started, ended, failed, waiting; attempts in flight), the start of every
+ * attempt, the 429s seen, and the concurrency achieved. {@link BatchDisplay} prints them.
+ *
+ * <p>Written by the workers, the recorder and the events, read by the progress thread: counters are
+ * atomic, the starts a synchronised list, the concurrency comes from the {@link
+ * TrackingHttpClient}. Thread-safe.
+ */
+final class BatchTimeline {
+
+  /** A point-in-time view for the progress display. */
+  record Snapshot(
+      int total,
+      int done,
+      int failed,
+      int unfinished,
+      int inFlight,
+      int waiting,
+      int started,
+      long elapsedNanos) {}
+
+  private final Ticker ticker;
+  private final int total;
+  private final TrackingHttpClient wire;
+  private final AtomicInteger done = new AtomicInteger();
+  private final AtomicInteger failed = new AtomicInteger();
+  private final AtomicInteger unfinished = new AtomicInteger();
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final AtomicInteger started = new AtomicInteger();
+  private final AtomicInteger tooManyRequests = new AtomicInteger();
+  private final List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+  private volatile long origin;
+  private volatile long endNanos = -1;
+
+  /**
+   * @param ticker monotonic time
+   * @param total the requests of the run
+   * @param wire the client that sees the attempts on the wire
+   */
+  BatchTimeline(Ticker ticker, int total, TrackingHttpClient wire) {
+    this.ticker = ticker;
+    this.total = total;
+    this.wire = wire;
+  }
+
+  /** The run begins now. */
+  void begin() {
+    origin = ticker.read();
+  }
+
+  /** The run has ended: the elapsed time stops. */
+  void end() {
+    endNanos = ticker.read();
+  }
+
+  /** When the run began, in ticker nanoseconds. */
+  long origin() {
+    return origin;
+  }
+
+  void requestStarted() {
+    started.incrementAndGet();
+  }
+
+  /** A request recorded its outcome. */
+  void ended(BatchRecorder.Item item) {
+    if (item.isFinal()) {
+      done.incrementAndGet();
+      if (!item.success()) {
+        failed.incrementAndGet();
+      }
+    } else {
+      unfinished.incrementAndGet();
+    }
+  }
+
+  void waitBegan() {
+    waiting.incrementAndGet();
+  }
+
+  void waitEnded() {
+    waiting.decrementAndGet();
+  }
+
+  /** An attempt reached the network at {@code startNanos} (ticker time). */
+  void attemptStarted(long startNanos) {
+    starts.add(startNanos);
+  }
+
+  void tooManyRequests() {
+    tooManyRequests.incrementAndGet();
+  }
+
+  Snapshot snapshot() {
+    long end = endNanos;
+    long now = end >= 0 ? end : ticker.read();
+    return new Snapshot(
+        total,
+        done.get(),
+        failed.get(),
+        unfinished.get(),
+        wire.inFlight(),
+        waiting.get(),
+        started.get(),
+        origin == 0 && end < 0 ? 0 : Math.max(0L, now - origin));
+  }
+
+  long elapsedNanos() {
+    return snapshot().elapsedNanos();
+  }
+
+  /** The 429 answers seen. */
+  int tooManyRequestsSeen() {
+    return tooManyRequests.get();
+  }
+
+  int peakInFlight() {
+    return wire.peakInFlight();
+  }
+
+  /** Mean attempt duration in nanoseconds, or -1 before the first completes. */
+  long meanAttemptNanos() {
+    return wire.meanAttemptNanos();
+  }
+
+  /** Every attempt's start, in ticker nanoseconds, sorted. */
+  List<Long> starts() {
+    List<Long> copy;
+    synchronized (starts) {
+      copy = new ArrayList<>(starts);
+    }
+    Collections.sort(copy);
+    return copy;
+  }
+}
