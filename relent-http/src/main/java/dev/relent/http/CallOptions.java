@@ -2,15 +2,18 @@ package dev.relent.http;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
- * Per-request settings for {@link RelentHttpClient}: the {@code Idempotency-Key} and a decision
- * table of its own. Immutable and thread-safe; the builder is not.
+ * Per-request settings for every Relent HTTP adapter: the {@code Idempotency-Key}, a decision table
+ * of its own, and a listener for the call's attempts. Immutable and thread-safe; the builder is
+ * not.
  *
  * <pre>{@code
  * CallOptions.builder().withIdempotencyKey().build();           // a new key for this operation
  * CallOptions.builder().withIdempotencyKey("order-4711").build(); // the caller's own key
  * CallOptions.builder().withDecisionTable(DecisionTable.defaults().with(503, Rule.NEVER)).build();
+ * CallOptions.builder().withAttemptListener(record -> journal.add(record)).build();
  * }</pre>
  *
  * <p>A request that already has an {@code Idempotency-Key} header keeps it; that key wins over
@@ -29,11 +32,13 @@ public final class CallOptions {
   final KeyMode keyMode;
   final String key;
   final DecisionTable table;
+  private final Consumer<AttemptRecord> attemptListener;
 
   private CallOptions(Builder b) {
     this.keyMode = b.keyMode;
     this.key = b.key;
     this.table = b.table;
+    this.attemptListener = b.attemptListener;
   }
 
   /**
@@ -73,6 +78,15 @@ public final class CallOptions {
   }
 
   /**
+   * Returns the listener for this call's attempts, if one was given.
+   *
+   * @return the listener, or empty
+   */
+  public Optional<Consumer<AttemptRecord>> attemptListener() {
+    return Optional.ofNullable(attemptListener);
+  }
+
+  /**
    * Returns the {@code Idempotency-Key} a request gets under these options, by the rules every
    * client adapter follows: a key the request already carries wins; then the caller's key given
    * here; then a new key when these options ask for one, none when they opt out; otherwise a new
@@ -104,7 +118,11 @@ public final class CallOptions {
 
   @Override
   public String toString() {
-    return "CallOptions[key=" + keyMode + (table == null ? "" : ", own table") + "]";
+    return "CallOptions[key="
+        + keyMode
+        + (table == null ? "" : ", own table")
+        + (attemptListener == null ? "" : ", attempt listener")
+        + "]";
   }
 
   /** Builds {@link CallOptions}. Mutable and not thread-safe. */
@@ -112,6 +130,7 @@ public final class CallOptions {
     private KeyMode keyMode = KeyMode.CLIENT_DEFAULT;
     private String key;
     private DecisionTable table;
+    private Consumer<AttemptRecord> attemptListener;
 
     Builder() {}
 
@@ -162,6 +181,20 @@ public final class CallOptions {
      */
     public Builder withDecisionTable(DecisionTable table) {
       this.table = Objects.requireNonNull(table, "table cannot be null");
+      return this;
+    }
+
+    /**
+     * Tells a listener about each attempt of this call as soon as it is decided: one {@link
+     * AttemptRecord} per request sent, in order, on the thread that decided it. A listener that
+     * throws does not change the call's outcome. Default none.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder withAttemptListener(Consumer<AttemptRecord> listener) {
+      this.attemptListener = Objects.requireNonNull(listener, "listener cannot be null");
       return this;
     }
 

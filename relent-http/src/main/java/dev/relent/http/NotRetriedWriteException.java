@@ -1,6 +1,7 @@
 package dev.relent.http;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,7 +18,8 @@ import java.util.Optional;
  *
  * <p>An {@code IOException}, so that adapters whose interfaces throw only I/O exceptions (OkHttp
  * interceptors) can raise it, and so that {@code catch (IOException e)} around a send sees it.
- * Immutable once thrown; the response (when the server answered) is kept but not serialised.
+ * Immutable once thrown; the response (when the server answered) and the attempt records are kept
+ * but not serialised.
  */
 public class NotRetriedWriteException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -31,6 +33,7 @@ public class NotRetriedWriteException extends IOException {
   private final String rule;
   private final int attempts;
   private final transient Object response;
+  private final transient List<AttemptRecord> attemptRecords;
 
   /**
    * Creates the exception.
@@ -45,6 +48,8 @@ public class NotRetriedWriteException extends IOException {
    * @param attempts attempts made, 1 or more
    * @param response the client's response object, or null
    * @param cause the network failure, or null
+   * @param attemptRecords the records of the attempts made, in order
+   * @throws NullPointerException if {@code attemptRecords} is null
    */
   public NotRetriedWriteException(
       String method,
@@ -56,7 +61,8 @@ public class NotRetriedWriteException extends IOException {
       String rule,
       int attempts,
       Object response,
-      Throwable cause) {
+      Throwable cause,
+      List<AttemptRecord> attemptRecords) {
     super(
         method
             + " "
@@ -82,6 +88,7 @@ public class NotRetriedWriteException extends IOException {
     this.rule = rule;
     this.attempts = attempts;
     this.response = response;
+    this.attemptRecords = List.copyOf(attemptRecords);
   }
 
   /**
@@ -164,5 +171,14 @@ public class NotRetriedWriteException extends IOException {
    */
   public Optional<Object> response() {
     return Optional.ofNullable(response);
+  }
+
+  /**
+   * Returns the records of the attempts made, in order, the held-back one last.
+   *
+   * @return an immutable list; empty when the thrower had none
+   */
+  public List<AttemptRecord> attemptRecords() {
+    return attemptRecords == null ? List.of() : attemptRecords;
   }
 }

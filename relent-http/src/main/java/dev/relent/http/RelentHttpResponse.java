@@ -1,12 +1,13 @@
 package dev.relent.http;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * A response returned by {@link RelentHttpClient}: the JDK response, plus how many network attempts
- * it took, the {@code Idempotency-Key} its request carried, and the decision that ended the
- * operation.
+ * A response returned by {@link dev.relent.http.jdk.RelentHttpClient}: the JDK response, plus how
+ * many network attempts it took, the {@code Idempotency-Key} its request carried, and the decision
+ * that ended the operation.
  *
  * <p>Every {@link HttpResponse} method delegates to the last attempt's response; {@link #request()}
  * is the request as sent (with its key and timeout). Immutable and thread-safe as the JDK response
@@ -18,7 +19,7 @@ public interface RelentHttpResponse<T> extends HttpResponse<T> {
 
   /**
    * Returns the number of attempts the operation made, this response's included. The JDK client may
-   * add one hidden reconnect within an attempt; see {@link RelentHttpClient}.
+   * add one hidden reconnect within an attempt; see {@link dev.relent.http.jdk.RelentHttpClient}.
    *
    * @return 1 or more
    */
@@ -38,4 +39,11 @@ public interface RelentHttpResponse<T> extends HttpResponse<T> {
    * @return the decision
    */
   Decision decision();
+
+  /**
+   * Returns a record of every attempt the operation made, in order, this response's included.
+   *
+   * @return an immutable list
+   */
+  List<AttemptRecord> attemptRecords();
 }

@@ -176,8 +176,15 @@ public final class ResponseFacts {
     return value == null ? null : sanitize(value);
   }
 
-  /** Cuts a value to {@link #MAX_VALUE_LENGTH} and replaces control characters with '?'. */
-  static String sanitize(String value) {
+  /**
+   * Cuts a value to {@link #MAX_VALUE_LENGTH} characters and replaces control characters with
+   * {@code '?'}, so that it cannot forge a log line.
+   *
+   * @param value the value
+   * @return the sanitised value
+   * @throws NullPointerException if {@code value} is null
+   */
+  public static String sanitize(String value) {
     int length = Math.min(value.length(), MAX_VALUE_LENGTH);
     StringBuilder out = null;
     for (int i = 0; i < length; i++) {

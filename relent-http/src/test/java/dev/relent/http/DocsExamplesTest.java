@@ -8,6 +8,8 @@ import dev.relent.ServerHint;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.http.adapter.HttpOutcomes;
+import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.testing.FakeTime;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -74,9 +76,11 @@ class DocsExamplesTest {
                     .withDeadline(Duration.ofSeconds(30))
                     .withAttemptTimeout(Duration.ofSeconds(10))
                     .build())
-            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
-            .withRetryBudget(RetryBudget.ofDefaults())
-            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withExecutor(
+                x ->
+                    x.withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+                        .withRetryBudget(RetryBudget.ofDefaults())
+                        .withCircuitBreaker(CircuitBreaker.ofDefaults()))
             .withTime(time)
             .build();
     HttpRequest request =
@@ -94,7 +98,7 @@ class DocsExamplesTest {
   @Test
   void otherClients() {
     HttpOutcomes<HttpResponse<?>> outcomes =
-        HttpOutcomes.builder(ResponseAccess.jdk())
+        HttpOutcomes.builder(RelentHttpClient.responseAccess())
             .withDecisionTable(DecisionTable.defaults().with(500, DecisionTable.Rule.NEVER))
             .build();
     RetryPolicy policy = RetryPolicy.builder().withMaxRetries(3).build();

@@ -6,19 +6,22 @@ import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.http.CallOptions;
-import dev.relent.http.Decision;
+import dev.relent.http.CallResult;
 import dev.relent.http.DecisionTable;
-import dev.relent.http.HttpAdapterBuilder;
 import dev.relent.http.HttpFaultException;
-import dev.relent.http.HttpOutcomes;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapterBuilder;
+import dev.relent.http.adapter.HttpCall;
+import dev.relent.http.adapter.HttpCallLoop;
+import dev.relent.http.adapter.HttpOutcomes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -30,9 +33,10 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 import org.apache.hc.core5.http.protocol.HttpContext;
-import org.apache.hc.core5.util.Timeout;
 
 /**
  * Relent's HTTP behaviour as an Apache HttpClient 5 classic {@link ExecChainHandler}: every request
@@ -56,15 +60,17 @@ import org.apache.hc.core5.util.Timeout;
  * redirect hop gets its own attempts, and authentication challenges are answered inside one
  * attempt.
  *
- * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is. A
- * write without {@code Idempotency-Key} that may have reached the server is not re-sent: {@link
+ * <p><b>Outcomes</b>, the same types as the JDK client's and the OkHttp interceptor's. A response
+ * the table accepts or stops at (a 404) is returned as it is. A write without {@code
+ * Idempotency-Key} that may have reached the server is not re-sent: {@link
  * NotRetriedWriteException}. A network fault the table does not retry is thrown as an {@link
- * HttpFaultException} whose cause is HttpClient's exception. When the executor gives up, its {@link
- * RelentException} is thrown as it is (unchecked, like the JDK wrapper's). An interrupted wait
- * throws {@link InterruptedIOException} with the interrupt flag set; a cancelled request stops
- * before its next attempt with {@code InterruptedIOException("Request aborted")}. {@link
- * CallResult#of(HttpContext)} tells the attempts, the key and the decision of the last call made
- * with a context.
+ * HttpFaultException} whose cause is HttpClient's exception; a failure that is not a network fault
+ * ({@code HttpException}, an unchecked exception) is thrown as it is. When the executor gives up,
+ * its {@link RelentException} is thrown as it is (unchecked). An interrupted wait throws {@link
+ * InterruptedIOException} with the interrupt flag set; a cancelled request stops before its next
+ * attempt with {@code InterruptedIOException("Request aborted")}. {@link #callResult(HttpContext)}
+ * tells the attempts, the key, the decision and the attempt records of the last call made with a
+ * context.
  *
  * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
  * it; {@link CallOptions} stored in the call's context ({@link #setOptions(HttpContext,
@@ -81,8 +87,8 @@ import org.apache.hc.core5.util.Timeout;
  * connection discarded), and is closed before the executor decides, so no connection is held while
  * waiting. A request whose entity is not repeatable cannot be sent twice: it is judged by {@link
  * DecisionTable#withoutResends()}, so only faults where nothing was sent are retried — wrap a
- * stream in a {@code BufferedHttpEntity} to make it retryable. Classic only: the async client's
- * {@code AsyncExecChainHandler} is not provided.
+ * stream in a {@code BufferedHttpEntity} to make it retryable. For the async client, use {@link
+ * RelentAsyncExecChainHandler}.
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
@@ -94,22 +100,17 @@ public final class RelentExecChainHandler implements ExecChainHandler {
   public static final String NAME = "relent";
 
   /** The context attribute that holds a call's {@link CallOptions}: {@value}. */
-  public static final String OPTIONS_ATTRIBUTE = "dev.relent.httpclient5.options";
+  public static final String OPTIONS_ATTRIBUTE = Hc5Calls.OPTIONS_ATTRIBUTE;
 
-  private final HttpOutcomes<ClassicHttpResponse> outcomes;
-  private final RelentExecutor<ClassicHttpResponse> executor;
-  private final boolean keyWrites;
-  private final int maxBufferedBody;
+  /**
+   * The context attribute the handler stores the last call's {@link CallResult} under: {@value}.
+   */
+  public static final String RESULT_ATTRIBUTE = Hc5Calls.RESULT_ATTRIBUTE;
 
-  private RelentExecChainHandler(
-      boolean keyWrites,
-      int maxBufferedBody,
-      HttpOutcomes<ClassicHttpResponse> outcomes,
-      RelentExecutor<ClassicHttpResponse> executor) {
-    this.keyWrites = keyWrites;
-    this.maxBufferedBody = maxBufferedBody;
-    this.outcomes = outcomes;
-    this.executor = executor;
+  private final HttpCallLoop<HttpResponse> loop;
+
+  private RelentExecChainHandler(HttpCallLoop<HttpResponse> loop) {
+    this.loop = loop;
   }
 
   /**
@@ -148,10 +149,11 @@ public final class RelentExecChainHandler implements ExecChainHandler {
   }
 
   /**
-   * Stores per-call options in a context: pass the context to {@code execute}.
+   * Stores per-call options in a context: pass the context to {@code execute}. The async handler
+   * reads them from the same attribute.
    *
    * @param context the call's context, best an {@link HttpClientContext}
-   * @param options the key and decision table for the call
+   * @param options the key, decision table and attempt listener for the call
    * @throws NullPointerException if an argument is null
    */
   public static void setOptions(HttpContext context, CallOptions options) {
@@ -161,12 +163,32 @@ public final class RelentExecChainHandler implements ExecChainHandler {
   }
 
   /**
+   * Returns what the handler (classic or async) did for the last call made with a context.
+   *
+   * <pre>{@code
+   * HttpClientContext context = HttpClientContext.create();
+   * client.execute(request, context, response -> EntityUtils.toString(response.getEntity()));
+   * int attempts = RelentExecChainHandler.callResult(context).map(CallResult::attempts).orElse(1);
+   * }</pre>
+   *
+   * @param context the context passed to {@code execute}
+   * @return the result, or empty when no call through a handler that returned a response used the
+   *     context
+   * @throws NullPointerException if {@code context} is null
+   */
+  public static Optional<CallResult> callResult(HttpContext context) {
+    Objects.requireNonNull(context, "context cannot be null");
+    Object value = context.getAttribute(RESULT_ATTRIBUTE);
+    return value instanceof CallResult ? Optional.of((CallResult) value) : Optional.empty();
+  }
+
+  /**
    * Returns the executor every request runs under.
    *
    * @return the executor
    */
-  public RelentExecutor<ClassicHttpResponse> executor() {
-    return executor;
+  public RelentExecutor<HttpResponse> executor() {
+    return loop.executor();
   }
 
   /**
@@ -174,8 +196,8 @@ public final class RelentExecChainHandler implements ExecChainHandler {
    *
    * @return the outcomes
    */
-  public HttpOutcomes<ClassicHttpResponse> outcomes() {
-    return outcomes;
+  public HttpOutcomes<HttpResponse> outcomes() {
+    return loop.outcomes();
   }
 
   /**
@@ -184,7 +206,7 @@ public final class RelentExecChainHandler implements ExecChainHandler {
    * @return a new snapshot
    */
   public RelentCounters counters() {
-    return executor.counters();
+    return loop.executor().counters();
   }
 
   /**
@@ -207,157 +229,103 @@ public final class RelentExecChainHandler implements ExecChainHandler {
   public ClassicHttpResponse execute(
       ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
       throws IOException, HttpException {
-    HttpClientContext context = scope.clientContext;
-    Hc5Call call = prepare(request, context);
-    ClassicHttpResponse last;
-    try {
-      last = executor.get((AttemptContext ctx) -> attempt(call, scope, chain, ctx));
-    } catch (Aborted e) {
-      throw new InterruptedIOException("Request aborted");
-    } catch (RelentException e) {
-      if (e.reason() == RelentException.Reason.INTERRUPTED) {
-        InterruptedIOException interrupted = new InterruptedIOException(e.getMessage());
-        interrupted.initCause(e);
-        throw interrupted;
-      }
-      if (e.reason() == RelentException.Reason.NOT_RETRYABLE && e.getCause() != null) {
-        NotRetriedWriteException held = outcomes.notRetried(null, e.getCause(), e.attempts());
-        if (held != null) {
-          throw held;
-        }
-        if (e.getCause() instanceof IOException) {
-          throw (IOException) e.getCause();
-        }
-        if (e.getCause() instanceof HttpException) {
-          throw (HttpException) e.getCause();
-        }
-      }
-      throw e;
-    }
-    Decision decision = outcomes.decide(last, null);
-    if (decision.notResent()) {
-      throw outcomes.notRetried(last, null, call.attempt);
-    }
-    context.setAttribute(CallResult.ATTRIBUTE, new CallResult(call.attempt, call.key, decision));
-    return last;
-  }
-
-  private Hc5Call prepare(ClassicHttpRequest request, HttpClientContext context) {
-    Object attribute = context.getAttribute(OPTIONS_ATTRIBUTE);
-    CallOptions options =
-        attribute instanceof CallOptions ? (CallOptions) attribute : CallOptions.defaults();
-    org.apache.hc.core5.http.Header existing = request.getFirstHeader(Idempotency.HEADER);
-    String key =
-        options.keyFor(
-            request.getMethod(), existing == null ? null : existing.getValue(), keyWrites);
-    DecisionTable table = options.decisionTable().orElse(null);
     HttpEntity entity = request.getEntity();
-    if (entity != null && !entity.isRepeatable()) {
-      table = (table != null ? table : outcomes.table()).withoutResends();
+    HttpCall call =
+        Hc5Calls.prepare(
+            loop, request, scope.clientContext, entity == null || entity.isRepeatable());
+    ClassicRequestBuilder keyed = ClassicRequestBuilder.copy(request);
+    if (call.key() != null && request.getFirstHeader(Idempotency.HEADER) == null) {
+      keyed.setHeader(Idempotency.HEADER, call.key());
     }
-    return new Hc5Call(request, key, table, outcomes.redactor());
-  }
-
-  private ClassicHttpResponse attempt(
-      Hc5Call call, ExecChain.Scope scope, ExecChain chain, AttemptContext ctx)
-      throws IOException, HttpException {
-    call.attempt = ctx.attempt();
-    if (scope.execRuntime.isExecutionAborted()) {
-      throw new Aborted();
-    }
-    HttpClientContext context = scope.clientContext;
-    RequestConfig own = context.getRequestConfig();
-    RequestConfig base = own != null ? own : RequestConfig.DEFAULT;
-    long limit = Math.max(1L, ceilMillis(ctx.timeoutNanos()));
-    context.setRequestConfig(
-        RequestConfig.copy(base)
-            .setResponseTimeout(within(base.getResponseTimeout(), limit))
-            .setConnectionRequestTimeout(within(base.getConnectionRequestTimeout(), limit))
-            .build());
-    ClassicHttpResponse response;
-    try {
-      response = chain.proceed(call.forAttempt(), scope);
-    } catch (IOException e) {
-      throw fault(scope, call, e);
-    } finally {
-      context.setRequestConfig(own);
-    }
-    DecisionTable table = call.table != null ? call.table : outcomes.table();
-    Decision d =
-        table.decide(
-            call.method,
-            call.key != null,
-            response.getCode(),
-            Hc5Access.INSTANCE.headers(response));
-    if (!d.isRetry() && !d.notResent()) {
-      return new TrackedResponse(response, response.getEntity(), call, ctx.attempt());
-    }
-    // Read now and close, so that no connection is held while waiting.
-    try (ClassicHttpResponse open = response) {
-      return new TrackedResponse(open, buffer(open.getEntity(), scope), call, ctx.attempt());
-    } catch (IOException e) {
-      throw fault(scope, call, e);
-    }
+    HttpResponse last = loop.execute(call, new ClassicExchange(call, keyed.build(), scope, chain));
+    Hc5Calls.storeResult(scope.clientContext, call);
+    return (ClassicHttpResponse) last;
   }
 
   /**
-   * Copies at most {@code maxBufferedBody} bytes; a longer body is cut and its connection closed.
+   * HttpClient's classic glue for one call: proceed with bounded timeouts, copy a body to be
+   * retried, abort. Each attempt sends a fresh copy of the request, because the elements after the
+   * handler add headers to the request they are given; the entity is shared, which is why it must
+   * be repeatable.
    */
-  private HttpEntity buffer(HttpEntity entity, ExecChain.Scope scope) throws IOException {
-    if (entity == null) {
-      return null;
+  private final class ClassicExchange implements Exchange<HttpResponse, HttpException> {
+    private final HttpCall call;
+    private final ClassicHttpRequest request;
+    private final ExecChain.Scope scope;
+    private final ExecChain chain;
+
+    ClassicExchange(
+        HttpCall call, ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain) {
+      this.call = call;
+      this.request = request;
+      this.scope = scope;
+      this.chain = chain;
     }
-    ByteArrayOutputStream copy = new ByteArrayOutputStream();
-    boolean cut = false;
-    try (InputStream in = entity.getContent()) {
-      if (in != null) {
-        byte[] chunk = new byte[8192];
-        int n;
-        while ((n = in.read(chunk, 0, Math.min(chunk.length, maxBufferedBody + 1 - copy.size())))
-            > 0) {
-          copy.write(chunk, 0, n);
-          if (copy.size() > maxBufferedBody) {
-            cut = true;
-            // Draining an unbounded rest would hold the wait hostage: drop the connection.
-            scope.execRuntime.discardEndpoint();
-            break;
+
+    @Override
+    public HttpResponse send(long timeoutNanos) throws IOException, HttpException {
+      HttpClientContext context = scope.clientContext;
+      RequestConfig own = context.getRequestConfig();
+      context.setRequestConfig(Hc5Calls.bounded(context, timeoutNanos));
+      try {
+        ClassicHttpResponse response =
+            chain.proceed(ClassicRequestBuilder.copy(request).build(), scope);
+        return new TrackedResponse(response, response.getEntity(), call);
+      } finally {
+        context.setRequestConfig(own);
+      }
+    }
+
+    @Override
+    public HttpResponse buffer(HttpResponse response) throws IOException {
+      // Read now and close, so that no connection is held while waiting.
+      try (TrackedResponse open = (TrackedResponse) response) {
+        return new TrackedResponse(open, copy(open.getEntity()), call);
+      }
+    }
+
+    @Override
+    public boolean cancelled() {
+      return scope.execRuntime.isExecutionAborted();
+    }
+
+    @Override
+    public IOException cancellation() {
+      return new InterruptedIOException("Request aborted");
+    }
+
+    /**
+     * Copies at most {@code maxBufferedBody} bytes; a longer body is cut and its connection closed.
+     */
+    private HttpEntity copy(HttpEntity entity) throws IOException {
+      if (entity == null) {
+        return null;
+      }
+      int max = loop.maxBufferedBody();
+      ByteArrayOutputStream copy = new ByteArrayOutputStream();
+      boolean cut = false;
+      try (InputStream in = entity.getContent()) {
+        if (in != null) {
+          byte[] chunk = new byte[8192];
+          int n;
+          while ((n = in.read(chunk, 0, Math.min(chunk.length, max + 1 - copy.size()))) > 0) {
+            copy.write(chunk, 0, n);
+            if (copy.size() > max) {
+              cut = true;
+              // Draining an unbounded rest would hold the wait hostage: drop the connection.
+              scope.execRuntime.discardEndpoint();
+              break;
+            }
           }
         }
       }
-    }
-    byte[] bytes = copy.toByteArray();
-    int length = cut ? maxBufferedBody : bytes.length;
-    ContentType type =
-        entity.getContentType() == null ? null : ContentType.parseLenient(entity.getContentType());
-    return new ByteArrayEntity(bytes, 0, length, type, entity.getContentEncoding());
-  }
-
-  private IOException fault(ExecChain.Scope scope, Hc5Call call, IOException e) {
-    if (scope.execRuntime.isExecutionAborted()) {
-      throw new Aborted();
-    }
-    return new HttpFaultException(
-        call.method, call.endpoint, call.key != null, call.table, e, outcomes.redactor());
-  }
-
-  private static long ceilMillis(long nanos) {
-    return nanos / 1_000_000L + (nanos % 1_000_000L == 0 ? 0 : 1);
-  }
-
-  /** A missing or zero timeout means "none" to HttpClient: the attempt's limit applies then. */
-  private static Timeout within(Timeout own, long limitMillis) {
-    if (own == null || own.isDisabled() || own.toMilliseconds() > limitMillis) {
-      return Timeout.of(limitMillis, TimeUnit.MILLISECONDS);
-    }
-    return own;
-  }
-
-  /** Thrown through the executor when the request was aborted: unchecked, so never retried. */
-  private static final class Aborted extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    Aborted() {
-      super("Request aborted", null, false, false);
+      byte[] bytes = copy.toByteArray();
+      int length = cut ? max : bytes.length;
+      ContentType type =
+          entity.getContentType() == null
+              ? null
+              : ContentType.parseLenient(entity.getContentType());
+      return new ByteArrayEntity(bytes, 0, length, type, entity.getContentEncoding());
     }
   }
 
@@ -365,7 +333,7 @@ public final class RelentExecChainHandler implements ExecChainHandler {
    * Builds a {@link RelentExecChainHandler} from the settings every adapter shares ({@link
    * HttpAdapterBuilder}). Mutable and not thread-safe.
    */
-  public static final class Builder extends HttpAdapterBuilder<ClassicHttpResponse, Builder> {
+  public static final class Builder extends HttpAdapterBuilder<HttpResponse, Builder> {
     Builder() {}
 
     /**
@@ -374,9 +342,7 @@ public final class RelentExecChainHandler implements ExecChainHandler {
      * @return a new handler
      */
     public RelentExecChainHandler build() {
-      HttpOutcomes<ClassicHttpResponse> outcomes = buildOutcomes(Hc5Access.INSTANCE);
-      return new RelentExecChainHandler(
-          keyWrites(), maxBufferedBody(), outcomes, buildExecutor(outcomes));
+      return new RelentExecChainHandler(buildLoop(Hc5Access.INSTANCE));
     }
   }
 }

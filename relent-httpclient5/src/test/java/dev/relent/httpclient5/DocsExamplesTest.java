@@ -21,7 +21,7 @@ class DocsExamplesTest {
     RelentExecChainHandler relent =
         RelentExecChainHandler.builder()
             .withPolicy(RetryPolicy.builder().withMaxRetries(4).build())
-            .withCircuitBreaker(CircuitBreaker.ofDefaults())
+            .withExecutor(x -> x.withCircuitBreaker(CircuitBreaker.ofDefaults()))
             .build();
     try (CloseableHttpClient client = relent.install(HttpClients.custom()).build()) {
       HttpPost post = new HttpPost("https://api.example.com/v1/payments");
@@ -30,10 +30,10 @@ class DocsExamplesTest {
       RelentExecChainHandler.setOptions(
           context, CallOptions.builder().withIdempotencyKey().build());
       // String body = client.execute(post, context, r -> EntityUtils.toString(r.getEntity()));
-      // CallResult.of(context): attempts, key, decision
+      // RelentExecChainHandler.callResult(context): attempts, key, decision, attempt records
       assertThat(context.getAttribute(RelentExecChainHandler.OPTIONS_ATTRIBUTE))
           .isInstanceOf(CallOptions.class);
-      assertThat(CallResult.of(context)).isEmpty();
+      assertThat(RelentExecChainHandler.callResult(context)).isEmpty();
       assertThat(client).isNotNull();
       assertThat(post.getEntity().isRepeatable()).isTrue();
     }

@@ -1,5 +1,6 @@
 package dev.relent.httpclient5;
 
+import dev.relent.http.CallResult;
 import dev.relent.http.contract.HttpClientContract;
 import java.nio.charset.StandardCharsets;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -39,14 +40,15 @@ class HttpClient5ContractTest extends HttpClientContract {
             built,
             context,
             response -> {
-              CallResult result = CallResult.of(context).orElseThrow();
+              CallResult result = RelentExecChainHandler.callResult(context).orElseThrow();
               return new Reply(
                   response.getCode(),
                   response.getEntity() == null
                       ? ""
                       : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8),
                   result.attempts(),
-                  result.idempotencyKey().orElse(null));
+                  result.idempotencyKey().orElse(null),
+                  result.attemptRecords());
             });
       }
 

@@ -10,6 +10,7 @@ import dev.relent.Jitter;
 import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
 import dev.relent.Verdict;
+import dev.relent.http.CallResult;
 import dev.relent.http.Fault;
 import dev.relent.http.HttpFaultException;
 import dev.relent.mockserver.MockServer;
@@ -76,7 +77,7 @@ class RelentExecChainHandlerTest {
         response -> {
           body.append(response.getCode()).append(' ');
           body.append(EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8));
-          return CallResult.of(context).orElseThrow();
+          return RelentExecChainHandler.callResult(context).orElseThrow();
         });
   }
 
@@ -126,7 +127,7 @@ class RelentExecChainHandlerTest {
       // A PUT is idempotent, but a stream cannot be sent twice: the 503 is final.
       int status = client.execute(put, context, ClassicHttpResponse::getCode);
       assertThat(status).isEqualTo(503);
-      CallResult result = CallResult.of(context).orElseThrow();
+      CallResult result = RelentExecChainHandler.callResult(context).orElseThrow();
       assertThat(result.attempts()).isEqualTo(1);
       assertThat(result.decision().verdict()).isEqualTo(Verdict.abortFailure("http-503"));
 
@@ -171,7 +172,7 @@ class RelentExecChainHandlerTest {
     assertThatThrownBy(() -> RelentExecChainHandler.setOptions(HttpClientContext.create(), null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("options cannot be null");
-    assertThatThrownBy(() -> CallResult.of(null))
+    assertThatThrownBy(() -> RelentExecChainHandler.callResult(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("context cannot be null");
   }

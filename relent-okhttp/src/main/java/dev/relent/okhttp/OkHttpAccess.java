@@ -3,12 +3,13 @@ package dev.relent.okhttp;
 import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.Idempotency;
-import dev.relent.http.ResponseAccess;
+import dev.relent.http.adapter.HttpCall;
+import dev.relent.http.adapter.ResponseAccess;
 import okhttp3.Response;
 
 /**
  * {@link ResponseAccess} for OkHttp: the call's method, URI, key and table come from the {@link
- * OkCall} tag on the response's request (OkHttp keeps tags across its own follow-ups); responses
+ * HttpCall} tag on the response's request (OkHttp keeps tags across its own follow-ups); responses
  * without one are read from their request as it is.
  */
 final class OkHttpAccess implements ResponseAccess<Response> {
@@ -16,26 +17,28 @@ final class OkHttpAccess implements ResponseAccess<Response> {
 
   private OkHttpAccess() {}
 
-  private static OkCall call(Response response) {
-    return response.request().tag(OkCall.class);
+  private static HttpCall call(Response response) {
+    return response.request().tag(HttpCall.class);
   }
 
   @Override
   public String method(Response response) {
-    OkCall call = call(response);
-    return call != null ? call.method : response.request().method();
+    HttpCall call = call(response);
+    return call != null ? call.method() : response.request().method();
   }
 
   @Override
   public String uri(Response response) {
-    OkCall call = call(response);
-    return call != null ? call.uri : response.request().url().toString();
+    HttpCall call = call(response);
+    return call != null ? call.uri() : response.request().url().toString();
   }
 
   @Override
   public boolean keyed(Response response) {
-    OkCall call = call(response);
-    return call != null ? call.key != null : response.request().header(Idempotency.HEADER) != null;
+    HttpCall call = call(response);
+    return call != null
+        ? call.key() != null
+        : response.request().header(Idempotency.HEADER) != null;
   }
 
   @Override
@@ -50,7 +53,7 @@ final class OkHttpAccess implements ResponseAccess<Response> {
 
   @Override
   public DecisionTable table(Response response) {
-    OkCall call = call(response);
-    return call != null ? call.table : null;
+    HttpCall call = call(response);
+    return call != null ? call.table() : null;
   }
 }

@@ -6,17 +6,22 @@ import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.http.CallOptions;
-import dev.relent.http.Decision;
+import dev.relent.http.CallResult;
 import dev.relent.http.DecisionTable;
-import dev.relent.http.HttpAdapterBuilder;
 import dev.relent.http.HttpFaultException;
-import dev.relent.http.HttpOutcomes;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapterBuilder;
+import dev.relent.http.adapter.HttpCall;
+import dev.relent.http.adapter.HttpCallLoop;
+import dev.relent.http.adapter.HttpOutcomes;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -34,7 +39,7 @@ import okhttp3.ResponseBody;
  * RelentInterceptor relent =
  *     RelentInterceptor.builder()
  *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
- *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+ *         .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))))
  *         .build();
  * OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();
  * }</pre>
@@ -46,15 +51,24 @@ import okhttp3.ResponseBody;
  * attempt, and re-sends once a 503 that carries {@code Retry-After: 0} (its own rule, which no
  * setting turns off).
  *
- * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is. A
- * write without {@code Idempotency-Key} that may have reached the server is not re-sent: {@link
+ * <p><b>Outcomes</b>, the same types as the JDK client's and the HttpClient 5 handler's. A response
+ * the table accepts or stops at (a 404) is returned as it is. A write without {@code
+ * Idempotency-Key} that may have reached the server is not re-sent: {@link
  * NotRetriedWriteException}. A network fault the table does not retry is thrown as an {@link
- * HttpFaultException} whose cause is OkHttp's exception. When the executor gives up, its {@link
- * RelentException} is thrown inside a {@link RelentIOException}: OkHttp delivers only I/O
- * exceptions to an asynchronous call's callback. An interrupted wait throws {@link
- * InterruptedIOException} with the thread's interrupt flag set; a cancelled call stops before its
- * next attempt with {@code IOException("Canceled")}. {@link CallResult#of(Response)} tells the
- * attempts, the key and the decision of a returned response.
+ * HttpFaultException} whose cause is OkHttp's exception; a failure that is not a network fault is
+ * thrown as it is. When the executor gives up, {@code call.execute()} throws its {@link
+ * RelentException} (unchecked, as an application interceptor's unchecked exceptions propagate). An
+ * interrupted wait throws {@link InterruptedIOException} with the thread's interrupt flag set; a
+ * cancelled call stops before its next attempt with {@code IOException("Canceled")}. {@link
+ * #callResult(Response)} tells the attempts, the key, the decision and the attempt records of a
+ * returned response.
+ *
+ * <p><b>{@code enqueue} and unchecked exceptions.</b> OkHttp hands a {@link Callback} only I/O
+ * exceptions: when an interceptor throws an unchecked one (a give-up, a bug), it cancels the call,
+ * passes {@code onFailure} an {@code IOException("canceled due to …")} whose cause is the original,
+ * and rethrows the original on its dispatcher thread (where the thread's uncaught-exception handler
+ * sees it). {@link #failureOf(IOException)} returns the exception a synchronous call would have
+ * thrown.
  *
  * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
  * it; a {@link CallOptions} tag on the request ({@code request.newBuilder().tag(CallOptions.class,
@@ -79,20 +93,10 @@ public final class RelentInterceptor implements Interceptor {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
-  private final HttpOutcomes<Response> outcomes;
-  private final RelentExecutor<Response> executor;
-  private final boolean keyWrites;
-  private final int maxBufferedBody;
+  private final HttpCallLoop<Response> loop;
 
-  private RelentInterceptor(
-      boolean keyWrites,
-      int maxBufferedBody,
-      HttpOutcomes<Response> outcomes,
-      RelentExecutor<Response> executor) {
-    this.keyWrites = keyWrites;
-    this.maxBufferedBody = maxBufferedBody;
-    this.outcomes = outcomes;
-    this.executor = executor;
+  private RelentInterceptor(HttpCallLoop<Response> loop) {
+    this.loop = loop;
   }
 
   /**
@@ -115,6 +119,47 @@ public final class RelentInterceptor implements Interceptor {
   }
 
   /**
+   * Returns what the interceptor did for a response it returned.
+   *
+   * <pre>{@code
+   * try (Response response = client.newCall(request).execute()) {
+   *   int attempts = RelentInterceptor.callResult(response).map(CallResult::attempts).orElse(1);
+   * }
+   * }</pre>
+   *
+   * @param response a response returned through a {@code RelentInterceptor}
+   * @return the result, or empty when the response did not pass one
+   * @throws NullPointerException if {@code response} is null
+   */
+  public static Optional<CallResult> callResult(Response response) {
+    Objects.requireNonNull(response, "response cannot be null");
+    return Optional.ofNullable(response.request().tag(CallResult.class));
+  }
+
+  /**
+   * Returns the exception a synchronous call would have thrown, for the {@code IOException} an
+   * asynchronous call's {@link Callback#onFailure} received: the unchecked exception OkHttp
+   * attached as its cause (OkHttp 4: as suppressed), a {@link RelentException} when the executor
+   * gave up; otherwise {@code failure} itself, which is what the interceptor threw.
+   *
+   * @param failure what {@code onFailure} received
+   * @return the exception the interceptor threw
+   * @throws NullPointerException if {@code failure} is null
+   */
+  public static Exception failureOf(IOException failure) {
+    Objects.requireNonNull(failure, "failure cannot be null");
+    if (failure.getCause() instanceof RuntimeException) {
+      return (RuntimeException) failure.getCause();
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      if (suppressed instanceof RuntimeException) {
+        return (RuntimeException) suppressed; // how OkHttp 4 attached it
+      }
+    }
+    return failure;
+  }
+
+  /**
    * Installs this interceptor on a client builder and turns off OkHttp's own silent retries: adds
    * it as the last application interceptor (so interceptors added before it run once per call, and
    * those after it once per attempt) and calls {@code retryOnConnectionFailure(false)}.
@@ -134,7 +179,7 @@ public final class RelentInterceptor implements Interceptor {
    * @return the executor
    */
   public RelentExecutor<Response> executor() {
-    return executor;
+    return loop.executor();
   }
 
   /**
@@ -143,7 +188,7 @@ public final class RelentInterceptor implements Interceptor {
    * @return the outcomes
    */
   public HttpOutcomes<Response> outcomes() {
-    return outcomes;
+    return loop.outcomes();
   }
 
   /**
@@ -152,7 +197,7 @@ public final class RelentInterceptor implements Interceptor {
    * @return a new snapshot
    */
   public RelentCounters counters() {
-    return executor.counters();
+    return loop.executor().counters();
   }
 
   /**
@@ -163,123 +208,76 @@ public final class RelentInterceptor implements Interceptor {
    * @throws NotRetriedWriteException if an unkeyed write failed after it may have reached the
    *     server
    * @throws HttpFaultException if a network fault the table does not retry ended the call
-   * @throws RelentIOException if the executor gave up
+   * @throws RelentException if the executor gave up (unchecked)
    * @throws InterruptedIOException if the thread was interrupted while waiting
    * @throws IOException {@code "Canceled"} if the call was cancelled
    */
   @Override
   public Response intercept(Chain chain) throws IOException {
-    OkCall call = prepare(chain.request());
-    Response last;
-    try {
-      last = executor.get((AttemptContext ctx) -> attempt(chain, call, ctx));
-    } catch (Canceled e) {
-      throw new IOException("Canceled");
-    } catch (RelentException e) {
-      if (e.reason() == RelentException.Reason.INTERRUPTED) {
-        // The executor restored the interrupt flag; OkHttp's own convention keeps it set.
-        InterruptedIOException interrupted = new InterruptedIOException(e.getMessage());
-        interrupted.initCause(e);
-        throw interrupted;
-      }
-      throw translate(e);
+    Request request = chain.request();
+    CallOptions options = request.tag(CallOptions.class);
+    RequestBody body = request.body();
+    String existing = request.header(Idempotency.HEADER);
+    HttpCall call =
+        loop.prepare(
+            request.method(),
+            request.url().toString(),
+            existing,
+            options != null ? options : CallOptions.defaults(),
+            body == null || !(body.isOneShot() || body.isDuplex()));
+    Request.Builder keyed = request.newBuilder().tag(HttpCall.class, call);
+    if (call.key() != null && existing == null) {
+      keyed.header(Idempotency.HEADER, call.key());
     }
-    Decision decision = outcomes.decide(last, null);
-    if (decision.notResent()) {
-      throw outcomes.notRetried(last, null, call.attempt);
-    }
-    CallResult result = new CallResult(call.attempt, call.key, decision);
-    Request tagged = last.request().newBuilder().tag(CallResult.class, result).build();
+    Response last = loop.execute(call, new OkExchange(chain, keyed.build()));
+    Request tagged = last.request().newBuilder().tag(CallResult.class, call.result()).build();
     return last.newBuilder().request(tagged).build();
   }
 
-  private OkCall prepare(Request request) {
-    CallOptions options = request.tag(CallOptions.class);
-    if (options == null) {
-      options = CallOptions.defaults();
-    }
-    String key = options.keyFor(request.method(), request.header(Idempotency.HEADER), keyWrites);
-    DecisionTable table = options.decisionTable().orElse(null);
-    RequestBody body = request.body();
-    if (body != null && (body.isOneShot() || body.isDuplex())) {
-      table = (table != null ? table : outcomes.table()).withoutResends();
-    }
-    return new OkCall(request, key, table, outcomes.redactor());
-  }
+  /** OkHttp's glue for one call: proceed with bounded timeouts, peek the body, cancellation. */
+  private final class OkExchange implements Exchange<Response, IOException> {
+    private final Chain chain;
+    private final Request request;
 
-  private Response attempt(Chain chain, OkCall call, AttemptContext ctx) throws IOException {
-    call.attempt = ctx.attempt();
-    if (chain.call().isCanceled()) {
-      throw new Canceled();
+    OkExchange(Chain chain, Request request) {
+      this.chain = chain;
+      this.request = request;
     }
-    int limit = (int) Math.max(1L, Math.min(Integer.MAX_VALUE, ceilMillis(ctx.timeoutNanos())));
-    Chain timed =
-        chain
-            .withConnectTimeout(within(chain.connectTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
-            .withReadTimeout(within(chain.readTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
-            .withWriteTimeout(within(chain.writeTimeoutMillis(), limit), TimeUnit.MILLISECONDS);
-    Response response;
-    try {
-      response = timed.proceed(call.request);
-    } catch (IOException e) {
-      throw fault(chain, call, e);
-    }
-    DecisionTable table = call.table != null ? call.table : outcomes.table();
-    Decision d = table.decide(call.method, call.key != null, response.code(), response::header);
-    if (!d.isRetry() && !d.notResent()) {
-      return response;
-    }
-    // Read now and close, so that no connection is held while waiting; OkHttp also
-    // refuses a new proceed while the previous response is open.
-    try (Response open = response) {
-      ResponseBody copy = open.peekBody(maxBufferedBody);
-      return open.newBuilder().body(copy).build();
-    } catch (IOException e) {
-      throw fault(chain, call, e);
-    }
-  }
 
-  private IOException fault(Chain chain, OkCall call, IOException e) {
-    if (chain.call().isCanceled()) {
-      throw new Canceled();
+    @Override
+    public Response send(long timeoutNanos) throws IOException {
+      // OkHttp takes int milliseconds, 0 meaning none.
+      long limit = Math.min(Integer.MAX_VALUE, HttpCallLoop.limitMillis(timeoutNanos));
+      return chain
+          .withConnectTimeout(within(chain.connectTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
+          .withReadTimeout(within(chain.readTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
+          .withWriteTimeout(within(chain.writeTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
+          .proceed(request);
     }
-    return new HttpFaultException(
-        call.method, call.endpoint, call.key != null, call.table, e, outcomes.redactor());
-  }
 
-  private static long ceilMillis(long nanos) {
-    return nanos / 1_000_000L + (nanos % 1_000_000L == 0 ? 0 : 1);
-  }
-
-  /** OkHttp's 0 means "no timeout": the attempt's limit applies then. */
-  private static int within(int own, int limit) {
-    return own == 0 ? limit : Math.min(own, limit);
-  }
-
-  /**
-   * What a give-up becomes for the caller: a held-back write, a network fault the table does not
-   * retry, or the executor's exception wrapped for OkHttp.
-   */
-  private IOException translate(RelentException e) {
-    if (e.reason() == RelentException.Reason.NOT_RETRYABLE && e.getCause() != null) {
-      NotRetriedWriteException held = outcomes.notRetried(null, e.getCause(), e.attempts());
-      if (held != null) {
-        return held;
-      }
-      if (e.getCause() instanceof IOException) {
-        return (IOException) e.getCause();
+    @Override
+    public Response buffer(Response response) throws IOException {
+      // Read now and close, so that no connection is held while waiting; OkHttp also
+      // refuses a new proceed while the previous response is open.
+      try (Response open = response) {
+        ResponseBody copy = open.peekBody(loop.maxBufferedBody());
+        return open.newBuilder().body(copy).build();
       }
     }
-    return new RelentIOException(e);
+
+    @Override
+    public boolean cancelled() {
+      return chain.call().isCanceled();
+    }
+
+    @Override
+    public IOException cancellation() {
+      return new IOException("Canceled");
+    }
   }
 
-  /** Thrown through the executor when the call was cancelled: unchecked, so never retried. */
-  private static final class Canceled extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    Canceled() {
-      super("Canceled", null, false, false);
-    }
+  private static int within(int own, long limit) {
+    return (int) HttpCallLoop.within(own, limit);
   }
 
   /**
@@ -295,9 +293,7 @@ public final class RelentInterceptor implements Interceptor {
      * @return a new interceptor
      */
     public RelentInterceptor build() {
-      HttpOutcomes<Response> outcomes = buildOutcomes(OkHttpAccess.INSTANCE);
-      return new RelentInterceptor(
-          keyWrites(), maxBufferedBody(), outcomes, buildExecutor(outcomes));
+      return new RelentInterceptor(buildLoop(OkHttpAccess.INSTANCE));
     }
   }
 }

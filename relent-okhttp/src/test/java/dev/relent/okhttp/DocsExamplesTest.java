@@ -29,7 +29,7 @@ class DocsExamplesTest {
                     .withDeadline(Duration.ofSeconds(30))
                     .withAttemptTimeout(Duration.ofSeconds(10))
                     .build())
-            .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+            .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))))
             .withTime(time)
             .build();
     OkHttpClient client = relent.install(new OkHttpClient.Builder()).build();

@@ -1,6 +1,7 @@
 package dev.relent.okhttp;
 
 import dev.relent.http.CallOptions;
+import dev.relent.http.CallResult;
 import dev.relent.http.contract.HttpClientContract;
 import java.util.concurrent.TimeUnit;
 import okhttp3.ConnectionPool;
@@ -34,14 +35,13 @@ class OkHttpContractTest extends HttpClientContract {
                 : RequestBody.create(request.body(), MediaType.get(type)));
         b.tag(CallOptions.class, request.options());
         try (Response response = ok.newCall(b.build()).execute()) {
-          CallResult result = CallResult.of(response).orElseThrow();
+          CallResult result = RelentInterceptor.callResult(response).orElseThrow();
           return new Reply(
               response.code(),
               response.body().string(),
               result.attempts(),
-              result.idempotencyKey().orElse(null));
-        } catch (RelentIOException e) {
-          throw e.relentException();
+              result.idempotencyKey().orElse(null),
+              result.attemptRecords());
         }
       }
 

@@ -12,6 +12,7 @@ import dev.relent.RetryPolicy;
 import dev.relent.ServerWaitTooLongException;
 import dev.relent.Verdict;
 import dev.relent.http.CallOptions;
+import dev.relent.http.CallResult;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.mockserver.MockServer;
@@ -124,7 +125,7 @@ class RelentInterceptorTest {
     }
     try (Response response = client.newCall(post(server.uri("/payments").toString())).execute()) {
       assertThat(response.code()).isEqualTo(201);
-      return CallResult.of(response).orElseThrow().attempts();
+      return RelentInterceptor.callResult(response).orElseThrow().attempts();
     }
   }
 
@@ -140,7 +141,7 @@ class RelentInterceptorTest {
             .newCall(new Request.Builder().url(server.uri("/busy").toString()).build())
             .execute()) {
       assertThat(response.body().string()).isEqualTo("ok");
-      assertThat(CallResult.of(response).orElseThrow().attempts()).isEqualTo(1);
+      assertThat(RelentInterceptor.callResult(response).orElseThrow().attempts()).isEqualTo(1);
     }
     assertThat(server.journal()).onPath("/busy").hasAttempts(2);
   }
@@ -177,7 +178,7 @@ class RelentInterceptorTest {
     try (Response response = client.newCall(put).execute()) {
       // A PUT is idempotent, but its body cannot be read twice: the 503 is final.
       assertThat(response.code()).isEqualTo(503);
-      CallResult result = CallResult.of(response).orElseThrow();
+      CallResult result = RelentInterceptor.callResult(response).orElseThrow();
       assertThat(result.attempts()).isEqualTo(1);
       assertThat(result.decision().verdict()).isEqualTo(Verdict.abortFailure("http-503"));
     }
@@ -193,7 +194,7 @@ class RelentInterceptorTest {
         relent().withIdempotencyKeys(true).build().install(new OkHttpClient.Builder()).build();
     try (Response response = client.newCall(post(server.uri("/payments").toString())).execute()) {
       assertThat(response.code()).isEqualTo(201);
-      assertThat(CallResult.of(response).orElseThrow().idempotencyKey()).isPresent();
+      assertThat(RelentInterceptor.callResult(response).orElseThrow().idempotencyKey()).isPresent();
     }
     assertThat(server.journal())
         .onPath("/payments")
@@ -208,7 +209,7 @@ class RelentInterceptorTest {
             .tag(CallOptions.class, CallOptions.builder().withoutIdempotencyKey().build())
             .build();
     try (Response response = client.newCall(optOut).execute()) {
-      assertThat(CallResult.of(response).orElseThrow().idempotencyKey()).isEmpty();
+      assertThat(RelentInterceptor.callResult(response).orElseThrow().idempotencyKey()).isEmpty();
     }
   }
 
@@ -235,10 +236,10 @@ class RelentInterceptorTest {
               }
             });
     IOException e = failure.get(10, TimeUnit.SECONDS);
-    assertThat(e).isInstanceOf(RelentIOException.class);
-    assertThat(((RelentIOException) e).relentException())
-        .isInstanceOf(ServerWaitTooLongException.class);
-    assertThat(e.getMessage()).contains("server asked to wait 86400 s");
+    // OkHttp hands the callback an IOException caused by the interceptor's exception.
+    Exception thrown = RelentInterceptor.failureOf(e);
+    assertThat(thrown).isInstanceOf(ServerWaitTooLongException.class);
+    assertThat(thrown.getMessage()).contains("server asked to wait 86400 s");
     client.dispatcher().executorService().shutdown();
   }
 
@@ -254,9 +255,8 @@ class RelentInterceptorTest {
                 client
                     .newCall(new Request.Builder().url(server.uri("/big").toString()).build())
                     .execute());
-    assertThat(thrown).isInstanceOf(RelentIOException.class);
-    RetriesExhaustedException e =
-        (RetriesExhaustedException) ((RelentIOException) thrown).relentException();
+    assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
+    RetriesExhaustedException e = (RetriesExhaustedException) thrown;
     try (Response last = (Response) e.lastResult().orElseThrow()) {
       assertThat(last.body().string()).isEqualTo("0123456789");
     }
@@ -296,7 +296,7 @@ class RelentInterceptorTest {
     assertThatThrownBy(() -> RelentInterceptor.ofDefaults().install(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("builder cannot be null");
-    assertThatThrownBy(() -> CallResult.of(null))
+    assertThatThrownBy(() -> RelentInterceptor.callResult(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("response cannot be null");
   }

@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.relent.Backoff;
 import dev.relent.Jitter;
+import dev.relent.QuotaExhaustedException;
 import dev.relent.RelentException;
 import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerWaitTooLongException;
+import dev.relent.Verdict;
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Fault;
 import dev.relent.http.NotRetriedWriteException;
@@ -40,10 +43,9 @@ import org.junit.jupiter.api.Test;
  * and is asserted exactly. Only the read-timeout test waits for real, 300 ms per attempt; the
  * others allow 5 s.
  *
- * <p>What a subclass normalises: a give-up is thrown as the executor's {@link RelentException} (the
- * OkHttp adapter wraps it in an {@code IOException} for OkHttp's sake; its {@link Client} unwraps
- * it); every other failure ({@link NotRetriedWriteException}, {@code HttpFaultException}) is thrown
- * as the client throws it.
+ * <p>A subclass normalises nothing: every adapter throws the same type for the same situation (a
+ * give-up as the executor's {@link RelentException}, {@link NotRetriedWriteException}, {@code
+ * HttpFaultException}), and its {@link Client} lets it through as the client threw it.
  */
 public abstract class HttpClientContract {
   /** The clock the client's executor and the server share; only sleeping moves it. */
@@ -81,8 +83,10 @@ public abstract class HttpClientContract {
    * @param body the body as UTF-8 text
    * @param attempts the attempts the integration reports
    * @param idempotencyKey the key the call carried, or null
+   * @param records the attempt records the integration reports for the call
    */
-  public record Reply(int status, String body, int attempts, String idempotencyKey) {}
+  public record Reply(
+      int status, String body, int attempts, String idempotencyKey, List<AttemptRecord> records) {}
 
   /**
    * How the suite configures a client: the retry counts and times, the shared fake time (with its
@@ -284,8 +288,11 @@ public abstract class HttpClientContract {
     assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
     RelentException e = (RelentException) thrown;
     assertThat(e.attempts()).isEqualTo(4);
-    assertThat(e.lastOutcome()).contains("HTTP 503");
-    assertThat(e.getMessage()).startsWith("gave up after 4 attempts in 3.5 s (last: HTTP 503");
+    // The message names the request: method and redacted endpoint.
+    assertThat(e.lastOutcome()).contains("HTTP 503 from GET " + server.uri("/down"));
+    assertThat(e.getMessage())
+        .startsWith(
+            "gave up after 4 attempts in 3.5 s (last: HTTP 503 from GET " + server.uri("/down"));
     assertThat(server.journal()).onPath("/down").hasAttempts(4);
     assertThat(sleeper.waits())
         .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2));
@@ -492,5 +499,92 @@ public abstract class HttpClientContract {
     List<JournalEntry> journal = server.journal();
     assertThat(journal).hasAttempts(1);
     assertThat(journal.get(0).header("Authorization")).isEqualTo("REDACTED");
+  }
+
+  @Test
+  void everyAttemptIsRecordedForItsCallWithoutSecrets() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"GET\",\"path\":\"/flaky\",\"steps\":["
+                + "{\"status\":503,\"headers\":{\"X-Request-Id\":\"r-1\"}},"
+                + "{\"status\":200,\"body\":\"ok\"}]}]}");
+    List<AttemptRecord> heard = new ArrayList<>();
+    CallOptions options =
+        CallOptions.builder()
+            .withIdempotencyKey("order-4711-s3cr3t")
+            .withAttemptListener(heard::add)
+            .build();
+    URI uri = server.uri("/flaky?api_key=k3y-123&page=2");
+    Reply reply = client().send(new TestRequest("GET", uri, Map.of(), null, options));
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.records()).hasSize(2).isEqualTo(heard);
+    String endpoint = server.uri("/flaky?api_key=REDACTED&page=2").toString();
+
+    AttemptRecord first = reply.records().get(0);
+    assertThat(first.number()).isEqualTo(1);
+    assertThat(first.start()).isEqualTo(Duration.ZERO);
+    assertThat(first.duration()).isPresent();
+    assertThat(first.method()).isEqualTo("GET");
+    assertThat(first.endpoint()).isEqualTo(endpoint);
+    assertThat(first.status()).isEqualTo(503);
+    assertThat(first.fault()).isEmpty();
+    assertThat(first.outcome()).isEqualTo("HTTP 503");
+    assertThat(first.verdict()).isEqualTo(Verdict.retry("http-503"));
+    assertThat(first.rule()).isEqualTo("http-503");
+    assertThat(first.heldBack()).isFalse();
+    assertThat(first.waitTime()).contains(Duration.ofMillis(500));
+    assertThat(first.requestId()).contains("X-Request-Id: r-1");
+    assertThat(first.replayed()).isFalse();
+    assertThat(first.key()).contains("order-47…");
+
+    AttemptRecord second = reply.records().get(1);
+    assertThat(second.number()).isEqualTo(2);
+    assertThat(second.start()).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+    assertThat(second.status()).isEqualTo(200);
+    assertThat(second.verdict()).isEqualTo(Verdict.success("http-2xx"));
+    assertThat(second.waitTime()).isEmpty();
+    assertThat(reply.records().toString()).doesNotContain("k3y-123").doesNotContain("s3cr3t");
+  }
+
+  @Test
+  void aHeldBackWriteCarriesItsRecords() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":["
+                + "{\"fault\":\"reset\"},{\"status\":200}]}]}");
+    List<AttemptRecord> heard = new ArrayList<>();
+    CallOptions options = CallOptions.builder().withAttemptListener(heard::add).build();
+    Throwable thrown = catchThrowable(() -> client().send(post(server.uri("/charge"), options)));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    List<AttemptRecord> records = ((NotRetriedWriteException) thrown).attemptRecords();
+    assertThat(records).hasSize(1).isEqualTo(heard);
+    AttemptRecord only = records.get(0);
+    assertThat(only.method()).isEqualTo("POST");
+    assertThat(only.status()).isEqualTo(-1);
+    assertThat(only.fault()).contains(Fault.RESET);
+    assertThat(only.rule()).isEqualTo("io-reset-unkeyed-write");
+    assertThat(only.heldBack()).isTrue();
+    assertThat(only.key()).isEmpty();
+  }
+
+  @Test
+  void aGiveUpNamesTheRequestAndItsRecordsReachTheListener() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/busy\",\"steps\":["
+                + "{\"status\":429,\"headers\":{\"Retry-After\":\"86400\"}}]}]}");
+    List<AttemptRecord> heard = new ArrayList<>();
+    CallOptions options = CallOptions.builder().withAttemptListener(heard::add).build();
+    URI uri = server.uri("/busy?token=t0k3n");
+    Throwable thrown =
+        catchThrowable(() -> client().send(new TestRequest("GET", uri, Map.of(), null, options)));
+    // A day-long wait after a 429 is a spent quota: the same type through every adapter.
+    assertThat(thrown).isInstanceOf(QuotaExhaustedException.class);
+    assertThat(thrown.getMessage())
+        .contains("last: HTTP 429 from GET " + server.uri("/busy?token=REDACTED"))
+        .doesNotContain("t0k3n");
+    assertThat(heard).hasSize(1);
+    assertThat(heard.get(0).status()).isEqualTo(429);
+    assertThat(heard.get(0).serverHint()).isPresent();
   }
 }

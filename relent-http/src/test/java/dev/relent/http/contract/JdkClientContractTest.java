@@ -1,7 +1,7 @@
 package dev.relent.http.contract;
 
-import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.jdk.RelentHttpClient;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -32,7 +32,8 @@ class JdkClientContractTest extends HttpClientContract {
           response.statusCode(),
           response.body(),
           response.attempts(),
-          response.idempotencyKey().orElse(null));
+          response.idempotencyKey().orElse(null),
+          response.attemptRecords());
     };
   }
 

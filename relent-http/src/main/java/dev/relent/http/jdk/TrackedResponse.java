@@ -1,21 +1,25 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
+import dev.relent.http.AttemptRecord;
+import dev.relent.http.Decision;
+import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.adapter.HttpCall;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
 
 /** A JDK response with its call's context and attempt number; delegates everything else. */
 final class TrackedResponse<T> implements RelentHttpResponse<T> {
   final HttpResponse<T> delegate;
-  final Call call;
+  final HttpCall call;
   final int attempt;
-  volatile Decision decision;
 
-  TrackedResponse(HttpResponse<T> delegate, Call call, int attempt) {
+  TrackedResponse(HttpResponse<T> delegate, HttpCall call, int attempt) {
     this.delegate = delegate;
     this.call = call;
     this.attempt = attempt;
@@ -28,12 +32,17 @@ final class TrackedResponse<T> implements RelentHttpResponse<T> {
 
   @Override
   public Optional<String> idempotencyKey() {
-    return Optional.ofNullable(call.key);
+    return Optional.ofNullable(call.key());
   }
 
   @Override
   public Decision decision() {
-    return decision;
+    return call.decision().orElse(null);
+  }
+
+  @Override
+  public List<AttemptRecord> attemptRecords() {
+    return call.attemptRecords();
   }
 
   @Override
@@ -79,9 +88,9 @@ final class TrackedResponse<T> implements RelentHttpResponse<T> {
   @Override
   public String toString() {
     return "("
-        + call.method
+        + call.method()
         + " "
-        + call.endpoint
+        + call.endpoint()
         + ") "
         + delegate.statusCode()
         + " attempt "

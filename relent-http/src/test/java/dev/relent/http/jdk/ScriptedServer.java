@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,11 +1,13 @@
-package dev.relent.http;
+package dev.relent.http.adapter;
 
-import java.net.http.HttpResponse;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.HeaderLookup;
 
 /**
  * How {@link HttpOutcomes} reads a client's response type: the request's method, URI and key, the
- * status and the headers. One implementation per client library (the JDK's is {@link #jdk()}); this
- * is what makes the decision table, the hint reader and the log line reusable by every adapter.
+ * status and the headers. One implementation per client library (the JDK client's is {@code
+ * RelentHttpClient.responseAccess()}); this is what makes the decision table, the hint reader and
+ * the log line reusable by every adapter.
  *
  * <p>Implementations must be thread-safe and must not throw.
  *
@@ -61,16 +63,5 @@ public interface ResponseAccess<R> {
    */
   default DecisionTable table(R response) {
     return null;
-  }
-
-  /**
-   * Returns the access for the JDK client's {@link HttpResponse}: the request's method, URI and
-   * {@code Idempotency-Key} header from {@link HttpResponse#request()}. Responses returned by
-   * {@link RelentHttpClient} also carry their call's key and decision table.
-   *
-   * @return the shared JDK access
-   */
-  static ResponseAccess<HttpResponse<?>> jdk() {
-    return JdkAccess.INSTANCE;
   }
 }

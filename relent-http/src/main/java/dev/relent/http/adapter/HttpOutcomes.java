@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.adapter;
 
 import dev.relent.HintExtractor;
 import dev.relent.OutcomeClassifier;
@@ -6,7 +6,17 @@ import dev.relent.OutcomeDescriber;
 import dev.relent.RelentExecutor;
 import dev.relent.RelentListener;
 import dev.relent.ServerHint;
+import dev.relent.http.AttemptRecord;
+import dev.relent.http.Decision;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.Fault;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.Redactor;
+import dev.relent.http.ResponseFacts;
+import dev.relent.http.ServerHints;
 import dev.relent.time.Clock;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -165,6 +175,22 @@ public final class HttpOutcomes<R> {
    * @return the exception, or null when the outcome is not a held-back write
    */
   public NotRetriedWriteException notRetried(R result, Throwable failure, int attempts) {
+    return notRetried(result, failure, attempts, List.of());
+  }
+
+  /**
+   * Builds the exception for a write that was held back, with the call's attempt records.
+   *
+   * @param result the last response, when {@code failure} is null
+   * @param failure the last failure, or null
+   * @param attempts the attempts made
+   * @param records the call's attempt records, in order
+   * @return the exception, or null when the outcome is not a held-back write
+   * @throws NullPointerException if {@code records} is null
+   */
+  public NotRetriedWriteException notRetried(
+      R result, Throwable failure, int attempts, List<AttemptRecord> records) {
+    Objects.requireNonNull(records, "records cannot be null");
     Decision d = decide(result, failure);
     if (!d.notResent()) {
       return null;
@@ -184,7 +210,8 @@ public final class HttpOutcomes<R> {
           d.rule(),
           attempts,
           null,
-          failure);
+          failure,
+          records);
     }
     int status = access.status(result);
     return new NotRetriedWriteException(
@@ -197,7 +224,8 @@ public final class HttpOutcomes<R> {
         d.rule(),
         attempts,
         result,
-        null);
+        null,
+        records);
   }
 
   /**
@@ -219,12 +247,31 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Returns the describer for {@link RelentExecutor.Builder#withOutcomeDescriber}.
+   * Returns the describer for {@link RelentExecutor.Builder#withOutcomeDescriber}: the outcome as
+   * {@link #describe} writes it and the request it answered, {@code "HTTP 503 from GET
+   * http://api.example.com/v1/items"}, so that a give-up's message names the method and the
+   * redacted endpoint.
    *
    * @return a describer
    */
   public OutcomeDescriber<R> describer() {
-    return this::describe;
+    return (result, failure) -> {
+      String outcome = describe(result, failure);
+      String target = target(result, failure);
+      return target == null ? outcome : outcome + " from " + target;
+    };
+  }
+
+  /** The method and redacted endpoint of the request an outcome answered, or null if unknown. */
+  private String target(R result, Throwable failure) {
+    if (failure != null) {
+      HttpFaultException f = findFault(failure);
+      return f == null ? null : ResponseFacts.sanitize(f.method() + " " + f.endpoint());
+    }
+    if (result == null) {
+      return null;
+    }
+    return ResponseFacts.sanitize(access.method(result) + " " + redactor.uri(access.uri(result)));
   }
 
   /**
@@ -253,10 +300,14 @@ public final class HttpOutcomes<R> {
   }
 
   /**
-   * Returns a listener that writes one line per attempt: time, attempt number, method, endpoint
-   * (redacted), status or fault, request id, wait headers, layers the response passed, decision
-   * with its rule, wait chosen. Levels: a first attempt that succeeds at DEBUG, a retry and a
-   * success after retries at INFO, giving up at WARN, a pacer wait at DEBUG. Example:
+   * Returns a listener that writes one line per attempt, for an executor used without an adapter's
+   * loop (adapters log through {@link HttpCallLoop}, whose lines also carry the key's short form):
+   * time, attempt number, method, endpoint (redacted), status or fault, request id, wait headers,
+   * layers the response passed, decision with its rule, wait chosen; the same facts ride along as
+   * SLF4J key-values ({@code attempt}, {@code method}, {@code endpoint}, {@code status}, {@code
+   * rule}, {@code wait_ms}, …). Levels: a first attempt that succeeds at DEBUG, a retry and a
+   * success after retries at INFO, giving up and a held-back write at WARN, a pacer wait at DEBUG.
+   * Example:
    *
    * <pre>
    * at=2026-01-01T00:00:00Z attempt=1 method=GET endpoint=http://api.example.com/v1/items?key=REDACTED
@@ -269,7 +320,12 @@ public final class HttpOutcomes<R> {
    * @throws NullPointerException if {@code logger} is null
    */
   public RelentListener<R> logger(Logger logger) {
-    return new HttpAttemptLogger<>(this, Objects.requireNonNull(logger, "logger cannot be null"));
+    return new AttemptRecorder<>(this, attemptLogger(logger), null);
+  }
+
+  HttpAttemptLogger attemptLogger(Logger logger) {
+    return new HttpAttemptLogger(
+        Objects.requireNonNull(logger, "logger cannot be null"), clock, redactor);
   }
 
   Clock clock() {

@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,13 @@ import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerWaitTooLongException;
 import dev.relent.guard.Pacer;
+import dev.relent.http.AttemptRecord;
+import dev.relent.http.CallOptions;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.Fault;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.RelentHttpResponse;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;
 import dev.relent.time.Scheduler;
@@ -33,6 +40,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -93,7 +101,7 @@ class RelentHttpClientTest {
                 .withPolicy(policy().build())
                 .withTime(time)
                 .withLogger(log)
-                .onEvent(events::add))
+                .withExecutor(x -> x.onEvent(events::add)))
         .build();
   }
 
@@ -315,7 +323,12 @@ class RelentHttpClientTest {
       assertThat(fault.getMessage())
           .isEqualTo("connection refused: " + request.method() + " " + uri + " (ConnectException)");
       assertThat(e.getMessage())
-          .contains("last: connection refused (ConnectException), rule retry: io-connect-refused");
+          .contains(
+              "last: connection refused (ConnectException) from "
+                  + request.method()
+                  + " "
+                  + uri
+                  + ", rule retry: io-connect-refused");
     }
   }
 
@@ -467,7 +480,9 @@ class RelentHttpClientTest {
             catchThrowable(() -> client().send(get(server.uri("/x")), BodyHandlers.ofString()));
     assertThat(e.getMessage())
         .isEqualTo(
-            "gave up after 1 attempt in 0 s (last: HTTP 503, rule retry: http-503; server asked to"
+            "gave up after 1 attempt in 0 s (last: HTTP 503 from GET "
+                + server.uri("/x")
+                + ", rule retry: http-503; server asked to"
                 + " wait 86400 s (Retry-After: 86400), more than the 30 s allowed; retry at 2026-01-02T00:00:00Z)");
     assertThat(e.serverWait()).contains(Duration.ofDays(1));
     assertThat(e.retryAt()).contains(Instant.parse("2026-01-02T00:00:00Z"));
@@ -494,8 +509,8 @@ class RelentHttpClientTest {
         server()
             .respond(200, "X-RateLimit-Remaining: 0", "X-RateLimit-Reset: 5", "body:last")
             .respond(200, "body:after");
-    RelentHttpClient first = client(b -> b.withPacer(pacer));
-    RelentHttpClient second = client(b -> b.withPacer(pacer));
+    RelentHttpClient first = client(b -> b.withExecutor(x -> x.withPacer(pacer)));
+    RelentHttpClient second = client(b -> b.withExecutor(x -> x.withPacer(pacer)));
     assertThat(first.send(get(server.uri("/a")), BodyHandlers.ofString()).body()).isEqualTo("last");
     assertThat(sleeper.waits()).isEmpty();
     // The second client has sent nothing yet, but the server's "0 left" holds it back 5 s.
@@ -537,6 +552,40 @@ class RelentHttpClientTest {
   }
 
   @Test
+  void aHeldBackWriteIsAWarningAndKeyedLinesCarryTheShortKey() throws Exception {
+    ScriptedServer server = server().respond(503).respond(503).respond(200);
+    Throwable thrown =
+        catchThrowable(() -> client().send(post(server.uri("/pay")), BodyHandlers.ofString()));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    assertThat(log.lines()).hasSize(1);
+    assertThat(log.lines().get(0))
+        .startsWith("WARN at=2026-01-01T00:00:00Z attempt=1 method=POST endpoint=")
+        .contains(" outcome=\"HTTP 503\" decision=\"abort: http-503-unkeyed-write\"")
+        .contains(" held-back=\"not re-sent: may have reached the server\"");
+
+    client()
+        .send(
+            post(server.uri("/pay")),
+            BodyHandlers.ofString(),
+            CallOptions.builder().withIdempotencyKey("order-4711-abcdef").build());
+    assertThat(log.lines()).hasSize(3);
+    assertThat(log.lines().get(1)).startsWith("INFO ").contains(" key=order-47… elapsed=");
+    assertThat(log.lines().get(2)).startsWith("INFO ").contains(" key=order-47… elapsed=");
+    Map<String, Object> retry = log.keyValues().get(1);
+    assertThat(retry)
+        .containsEntry("attempt", 1)
+        .containsEntry("method", "POST")
+        .containsEntry("endpoint", server.uri("/pay").toString())
+        .containsEntry("status", 503)
+        .containsEntry("rule", "http-503")
+        .containsEntry("decision", "retry: http-503")
+        .containsEntry("key", "order-47…")
+        .containsKey("wait_ms")
+        .containsKey("elapsed_ms");
+    assertThat(log.keyValues().get(0)).containsEntry("held_back", true);
+  }
+
+  @Test
   void secretsNeverReachLogsExceptionsOrEvents() throws Exception {
     String query = "/items?token=SECRET-Q1&page=2&api_key=SECRET-Q2";
     ScriptedServer server = server();
@@ -555,16 +604,23 @@ class RelentHttpClientTest {
             .POST(HttpRequest.BodyPublishers.ofString("card=SECRET-B"))
             .build();
     RelentHttpClient http = client();
+    List<AttemptRecord> records = Collections.synchronizedList(new ArrayList<>());
+    CallOptions recorded =
+        CallOptions.builder()
+            .withIdempotencyKey("k-0123456789-SECRET")
+            .withAttemptListener(records::add)
+            .build();
+    CallOptions unkeyed = CallOptions.builder().withAttemptListener(records::add).build();
     List<Throwable> thrown = new ArrayList<>();
-    thrown.add(catchThrowable(() -> http.send(secretGet, BodyHandlers.ofString())));
-    thrown.add(catchThrowable(() -> http.send(secretPost, BodyHandlers.ofString())));
+    thrown.add(catchThrowable(() -> http.send(secretGet, BodyHandlers.ofString(), recorded)));
+    thrown.add(catchThrowable(() -> http.send(secretPost, BodyHandlers.ofString(), unkeyed)));
     int port;
     try (ServerSocket closed = new ServerSocket(0)) {
       port = closed.getLocalPort();
     }
     HttpRequest refused =
         HttpRequest.newBuilder(URI.create("http://u:SECRET-U@127.0.0.1:" + port + query)).build();
-    thrown.add(catchThrowable(() -> http.send(refused, BodyHandlers.ofString())));
+    thrown.add(catchThrowable(() -> http.send(refused, BodyHandlers.ofString(), recorded)));
     assertThat(thrown.get(0)).isInstanceOf(RetriesExhaustedException.class);
     assertThat(thrown.get(1)).isInstanceOf(NotRetriedWriteException.class);
     assertThat(thrown.get(2)).isInstanceOf(RetriesExhaustedException.class);
@@ -578,7 +634,13 @@ class RelentHttpClientTest {
     synchronized (events) {
       events.forEach(e -> everything.append(e).append('\n'));
     }
+    assertThat(records).hasSize(9);
+    synchronized (records) {
+      records.forEach(r -> everything.append(r).append('\n'));
+    }
+    log.keyValues().forEach(kv -> everything.append(kv).append('\n'));
     assertThat(everything.toString()).doesNotContain("SECRET").contains("token=REDACTED");
+    assertThat(records.get(0).key()).contains("k-012345…");
     assertThat(log.all()).contains("api_key=REDACTED").contains("page=2");
     assertThat(((NotRetriedWriteException) thrown.get(1)).endpoint())
         .isEqualTo(server.uri("/items?token=REDACTED&page=2&api_key=REDACTED").toString());

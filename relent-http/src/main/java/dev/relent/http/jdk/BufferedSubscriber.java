@@ -1,4 +1,4 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
 import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;

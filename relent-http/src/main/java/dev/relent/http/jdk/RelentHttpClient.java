@@ -1,19 +1,34 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
 import dev.relent.AttemptContext;
 import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
+import dev.relent.http.CallOptions;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.HeaderLookup;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.Idempotency;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.ServerHints;
+import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapterBuilder;
+import dev.relent.http.adapter.HttpCall;
+import dev.relent.http.adapter.HttpCallLoop;
+import dev.relent.http.adapter.HttpOutcomes;
+import dev.relent.http.adapter.ResponseAccess;
+import dev.relent.time.Durations;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,7 +43,7 @@ import java.util.concurrent.TimeoutException;
  * RelentHttpClient http =
  *     RelentHttpClient.builder(HttpClient.newHttpClient())
  *         .withPolicy(RetryPolicy.builder().withMaxRetries(3).build())
- *         .withPacer(Pacer.of(90, Duration.ofMinutes(1)))
+ *         .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))))
  *         .build();
  * RelentHttpResponse<String> response =
  *     http.send(request, BodyHandlers.ofString(), CallOptions.builder().withIdempotencyKey().build());
@@ -38,10 +53,14 @@ import java.util.concurrent.TimeoutException;
  * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is, like
  * the JDK client does. A write without {@code Idempotency-Key} that may have reached the server is
  * not re-sent: {@link NotRetriedWriteException}. A network fault the table does not retry (unknown
- * host, TLS) is thrown as an {@link HttpFaultException} whose cause is the JDK's exception. When
- * the executor gives up (retries used, deadline, server wait too long, quota, open breaker, spent
- * budget) its {@link RelentException} is thrown as it is; its {@code lastResult()} is the last
- * response, its cause the last {@link HttpFaultException}.
+ * host, TLS) is thrown as an {@link HttpFaultException} whose cause is the JDK's exception; a
+ * failure that is not a network fault ({@code IllegalArgumentException} for a bad port) is thrown
+ * as the JDK threw it. When the executor gives up (retries used, deadline, server wait too long,
+ * quota, open breaker, spent budget) its {@link RelentException} is thrown as it is, its message
+ * naming the method and redacted endpoint; its {@code lastResult()} is the last response, its cause
+ * the last {@link HttpFaultException}. The OkHttp and HttpClient 5 adapters throw the same types
+ * for the same situations; the attempts are in {@link RelentHttpResponse#attemptRecords()} and
+ * reach a listener set with {@link CallOptions.Builder#withAttemptListener}.
  *
  * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
  * it; {@link CallOptions} can give one ({@code withIdempotencyKey()}: a new random UUID); {@link
@@ -76,22 +95,11 @@ public final class RelentHttpClient {
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
   private final HttpClient client;
-  private final HttpOutcomes<HttpResponse<?>> outcomes;
-  private final RelentExecutor<HttpResponse<?>> executor;
-  private final boolean keyWrites;
-  private final int maxBufferedBody;
+  private final HttpCallLoop<HttpResponse<?>> loop;
 
-  private RelentHttpClient(
-      HttpClient client,
-      boolean keyWrites,
-      int maxBufferedBody,
-      HttpOutcomes<HttpResponse<?>> outcomes,
-      RelentExecutor<HttpResponse<?>> executor) {
+  private RelentHttpClient(HttpClient client, HttpCallLoop<HttpResponse<?>> loop) {
     this.client = client;
-    this.keyWrites = keyWrites;
-    this.maxBufferedBody = maxBufferedBody;
-    this.outcomes = outcomes;
-    this.executor = executor;
+    this.loop = loop;
   }
 
   /**
@@ -103,6 +111,17 @@ public final class RelentHttpClient {
    */
   public static Builder builder(HttpClient client) {
     return new Builder(client);
+  }
+
+  /**
+   * Returns how {@link HttpOutcomes} reads JDK responses: the request's method, URI and {@code
+   * Idempotency-Key} header from {@link HttpResponse#request()}; responses returned by a {@code
+   * RelentHttpClient} also carry their call's key and decision table.
+   *
+   * @return the shared JDK access
+   */
+  public static ResponseAccess<HttpResponse<?>> responseAccess() {
+    return JdkAccess.INSTANCE;
   }
 
   /**
@@ -129,7 +148,7 @@ public final class RelentHttpClient {
    *
    * @param request the request
    * @param handler the body handler for the response the caller receives
-   * @param options the idempotency key and decision table for this request
+   * @param options the idempotency key, decision table and attempt listener for this request
    * @param <T> the body type
    * @return the accepted response with its attempt count
    * @throws NullPointerException if an argument is null
@@ -143,26 +162,19 @@ public final class RelentHttpClient {
   public <T> RelentHttpResponse<T> send(
       HttpRequest request, BodyHandler<T> handler, CallOptions options)
       throws IOException, InterruptedException {
-    Call call = prepare(request, handler, options);
-    BodyHandler<T> guarded = guard(call, handler);
-    HttpResponse<?> last;
+    JdkCall<T> call = prepare(request, handler, options);
     try {
-      last = executor.get((AttemptContext ctx) -> attempt(call, guarded, ctx));
-    } catch (RelentException e) {
-      if (e.reason() == RelentException.Reason.INTERRUPTED) {
+      return tracked(loop.execute(call.call, call));
+    } catch (InterruptedIOException e) {
+      if (e.getCause() instanceof RelentException) {
         // The executor restored the flag; an InterruptedException reports it instead, as the JDK's.
         Thread.interrupted();
         InterruptedException interrupted = new InterruptedException(e.getMessage());
-        interrupted.initCause(e);
+        interrupted.initCause(e.getCause());
         throw interrupted;
       }
-      Exception translated = translate(e);
-      if (translated instanceof IOException) {
-        throw (IOException) translated;
-      }
-      throw (RuntimeException) translated;
+      throw e;
     }
-    return finish(last);
   }
 
   /**
@@ -186,7 +198,7 @@ public final class RelentHttpClient {
    *
    * @param request the request
    * @param handler the body handler
-   * @param options the idempotency key and decision table for this request
+   * @param options the idempotency key, decision table and attempt listener for this request
    * @param <T> the body type
    * @return a future completing with the accepted response, or exceptionally as {@link #send}
    *     throws
@@ -194,41 +206,9 @@ public final class RelentHttpClient {
    */
   public <T> CompletableFuture<RelentHttpResponse<T>> sendAsync(
       HttpRequest request, BodyHandler<T> handler, CallOptions options) {
-    Call call = prepare(request, handler, options);
-    BodyHandler<T> guarded = guard(call, handler);
-    CompletableFuture<HttpResponse<?>> inner =
-        executor.getAsync(
-            ctx -> {
-              AttemptFuture future = new AttemptFuture(call, outcomes.redactor());
-              CompletableFuture<HttpResponse<T>> sent =
-                  client.sendAsync(call.forAttempt(ctx.timeoutNanos()), guarded);
-              future.sent = sent;
-              int attempt = ctx.attempt();
-              sent.whenComplete(
-                  (response, failure) -> {
-                    if (failure != null) {
-                      future.completeExceptionally(failure);
-                    } else {
-                      future.complete(new TrackedResponse<>(response, call, attempt));
-                    }
-                  });
-              return future;
-            });
-    CompletableFuture<RelentHttpResponse<T>> outer = new CompletableFuture<>();
-    inner.whenComplete(
-        (response, failure) -> {
-          if (failure == null) {
-            try {
-              outer.complete(finish(response));
-            } catch (NotRetriedWriteException e) {
-              outer.completeExceptionally(e);
-            }
-            return;
-          }
-          Throwable cause = unwrap(failure);
-          outer.completeExceptionally(
-              cause instanceof RelentException ? translate((RelentException) cause) : cause);
-        });
+    JdkCall<T> call = prepare(request, handler, options);
+    CompletableFuture<HttpResponse<?>> inner = loop.executeAsync(call.call, call::sendAsync);
+    CompletableFuture<RelentHttpResponse<T>> outer = inner.thenApply(RelentHttpClient::tracked);
     outer.whenComplete(
         (response, failure) -> {
           if (outer.isCancelled()) {
@@ -244,7 +224,7 @@ public final class RelentHttpClient {
    * @return the executor
    */
   public RelentExecutor<HttpResponse<?>> executor() {
-    return executor;
+    return loop.executor();
   }
 
   /**
@@ -253,7 +233,7 @@ public final class RelentHttpClient {
    * @return the outcomes
    */
   public HttpOutcomes<HttpResponse<?>> outcomes() {
-    return outcomes;
+    return loop.outcomes();
   }
 
   /**
@@ -271,143 +251,101 @@ public final class RelentHttpClient {
    * @return a new snapshot
    */
   public RelentCounters counters() {
-    return executor.counters();
+    return loop.executor().counters();
   }
 
-  private <T> Call prepare(HttpRequest request, BodyHandler<T> handler, CallOptions options) {
+  @SuppressWarnings("unchecked")
+  private static <T> RelentHttpResponse<T> tracked(HttpResponse<?> response) {
+    return (TrackedResponse<T>) response;
+  }
+
+  private <T> JdkCall<T> prepare(HttpRequest request, BodyHandler<T> handler, CallOptions options) {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(handler, "handler cannot be null");
     Objects.requireNonNull(options, "options cannot be null");
     String existing = request.headers().firstValue(Idempotency.HEADER).orElse(null);
-    String key = options.keyFor(request.method(), existing, keyWrites);
+    HttpCall call =
+        loop.prepare(request.method(), String.valueOf(request.uri()), existing, options, true);
     HttpRequest keyed =
-        key == null || existing != null
+        call.key() == null || existing != null
             ? request
             : HttpRequest.newBuilder(request, (name, value) -> true)
-                .setHeader(Idempotency.HEADER, key)
+                .setHeader(Idempotency.HEADER, call.key())
                 .build();
-    return new Call(keyed, key, options.table, outcomes.redactor());
-  }
-
-  /** Buffers the bodies of responses that will probably be retried or held back. */
-  private <T> BodyHandler<T> guard(Call call, BodyHandler<T> handler) {
-    DecisionTable table = call.table != null ? call.table : outcomes.table();
-    return info -> {
-      Decision d =
-          table.decide(
-              call.method, call.key != null, info.statusCode(), HeaderLookup.of(info.headers()));
-      HttpResponse.BodySubscriber<T> own = handler.apply(info);
-      return d.isRetry() || d.notResent() ? new BufferedSubscriber<>(own, maxBufferedBody) : own;
-    };
-  }
-
-  private <T> HttpResponse<?> attempt(Call call, BodyHandler<T> handler, AttemptContext ctx)
-      throws Exception {
-    long timeout = ctx.timeoutNanos();
-    CompletableFuture<HttpResponse<T>> sent = client.sendAsync(call.forAttempt(timeout), handler);
-    try {
-      // The JDK's request timeout covers the headers only; this bounds the body too.
-      return new TrackedResponse<>(sent.get(timeout, TimeUnit.NANOSECONDS), call, ctx.attempt());
-    } catch (ExecutionException e) {
-      throw new HttpFaultException(
-          call.method, call.endpoint, call.key != null, call.table, unwrap(e), outcomes.redactor());
-    } catch (TimeoutException e) {
-      sent.cancel(true);
-      HttpTimeoutException timedOut =
-          new HttpTimeoutException(
-              "no complete response within " + HttpAttemptLogger.seconds(timeout));
-      throw new HttpFaultException(
-          call.method, call.endpoint, call.key != null, call.table, timedOut, outcomes.redactor());
-    } catch (InterruptedException e) {
-      sent.cancel(true);
-      throw e;
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private <T> RelentHttpResponse<T> finish(HttpResponse<?> response)
-      throws NotRetriedWriteException {
-    TrackedResponse<T> tracked = (TrackedResponse<T>) response;
-    Decision decision = outcomes.decide(tracked, null);
-    tracked.decision = decision;
-    if (decision.notResent()) {
-      throw outcomes.notRetried(tracked, null, tracked.attempt);
-    }
-    return tracked;
+    return new JdkCall<>(keyed, call, handler);
   }
 
   /**
-   * What a give-up becomes for the caller: a held-back write, a network fault the table does not
-   * retry, or the executor's own exception.
+   * The JDK glue of one call: the keyed request, a body handler that buffers the bodies of
+   * responses that will be retried or held back, and one send with a time limit.
    */
-  private Exception translate(RelentException e) {
-    if (e.reason() == RelentException.Reason.NOT_RETRYABLE && e.getCause() != null) {
-      NotRetriedWriteException held = outcomes.notRetried(null, e.getCause(), e.attempts());
-      if (held != null) {
-        return held;
-      }
-      HttpFaultException fault = HttpOutcomes.findFault(e.getCause());
-      if (fault != null) {
-        return fault;
-      }
-    }
-    return e;
-  }
+  private final class JdkCall<T> implements Exchange<HttpResponse<?>, InterruptedException> {
+    final HttpRequest request;
+    final HttpCall call;
+    final BodyHandler<T> handler;
 
-  private static Throwable unwrap(Throwable t) {
-    Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException)
-        && c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c;
-  }
-
-  /**
-   * The stage handed to the executor for one asynchronous attempt. The executor fails it with a
-   * bare {@link TimeoutException} when the attempt's time is up, and cancels it when the caller
-   * cancels; both are passed to the JDK exchange, and every failure is wrapped in an {@link
-   * HttpFaultException} so that the table knows which request it belonged to.
-   */
-  private static final class AttemptFuture extends CompletableFuture<HttpResponse<?>> {
-    private final Call call;
-    private final Redactor redactor;
-    volatile CompletableFuture<?> sent;
-
-    AttemptFuture(Call call, Redactor redactor) {
+    JdkCall(HttpRequest request, HttpCall call, BodyHandler<T> own) {
+      this.request = request;
       this.call = call;
-      this.redactor = redactor;
+      this.handler =
+          info -> {
+            HttpResponse.BodySubscriber<T> subscriber = own.apply(info);
+            return loop.needsBuffer(call, info.statusCode(), HeaderLookup.of(info.headers()))
+                ? new BufferedSubscriber<>(subscriber, loop.maxBufferedBody())
+                : subscriber;
+          };
     }
 
     @Override
-    public boolean completeExceptionally(Throwable failure) {
-      Throwable cause = unwrap(failure);
-      if (cause instanceof CancellationException) {
-        return super.completeExceptionally(cause);
-      }
-      if (cause instanceof TimeoutException && sent != null) {
+    public HttpResponse<?> send(long timeoutNanos) throws IOException, InterruptedException {
+      int attempt = call.attempts();
+      CompletableFuture<HttpResponse<T>> sent = client.sendAsync(forAttempt(timeoutNanos), handler);
+      try {
+        // The JDK's request timeout covers the headers only; this bounds the body too.
+        return new TrackedResponse<>(sent.get(timeoutNanos, TimeUnit.NANOSECONDS), call, attempt);
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof IOException) {
+          throw (IOException) cause;
+        }
+        if (cause instanceof RuntimeException) {
+          throw (RuntimeException) cause;
+        }
+        if (cause instanceof Error) {
+          throw (Error) cause;
+        }
+        throw new IOException(cause);
+      } catch (TimeoutException e) {
         sent.cancel(true);
+        throw new HttpTimeoutException(
+            "no complete response within " + Durations.format(timeoutNanos));
+      } catch (InterruptedException e) {
+        sent.cancel(true);
+        throw e;
       }
-      return super.completeExceptionally(
-          cause instanceof HttpFaultException
-              ? cause
-              : new HttpFaultException(
-                  call.method, call.endpoint, call.key != null, call.table, cause, redactor));
     }
 
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      CompletableFuture<?> exchange = sent;
-      if (exchange != null) {
-        exchange.cancel(mayInterruptIfRunning);
+    CompletableFuture<HttpResponse<?>> sendAsync(long timeoutNanos) {
+      int attempt = call.attempts();
+      return client
+          .sendAsync(forAttempt(timeoutNanos), handler)
+          .thenApply(response -> new TrackedResponse<>(response, call, attempt));
+    }
+
+    /** The request for one attempt: the caller's timeout, if shorter, else the attempt's. */
+    private HttpRequest forAttempt(long timeoutNanos) {
+      Duration limit = Duration.ofNanos(Math.max(1_000_000L, timeoutNanos));
+      Duration own = request.timeout().orElse(null);
+      if (own != null && own.compareTo(limit) <= 0) {
+        return request;
       }
-      return super.cancel(mayInterruptIfRunning);
+      return HttpRequest.newBuilder(request, (name, value) -> true).timeout(limit).build();
     }
   }
 
   /**
-   * Builds a {@link RelentHttpClient}: the settings every adapter shares ({@link
-   * HttpAdapterBuilder}), plus the scheduler of asynchronous sends. Mutable and not thread-safe.
+   * Builds a {@link RelentHttpClient} from the settings every adapter shares ({@link
+   * HttpAdapterBuilder}). Mutable and not thread-safe.
    */
   public static final class Builder extends HttpAdapterBuilder<HttpResponse<?>, Builder> {
     private final HttpClient client;
@@ -422,9 +360,7 @@ public final class RelentHttpClient {
      * @return a new client
      */
     public RelentHttpClient build() {
-      HttpOutcomes<HttpResponse<?>> outcomes = buildOutcomes(ResponseAccess.jdk());
-      return new RelentHttpClient(
-          client, keyWrites(), maxBufferedBody(), outcomes, buildExecutor(outcomes));
+      return new RelentHttpClient(client, buildLoop(JdkAccess.INSTANCE));
     }
   }
 }

@@ -1,5 +1,9 @@
-package dev.relent.http;
+package dev.relent.http.jdk;
 
+import dev.relent.http.DecisionTable;
+import dev.relent.http.HeaderLookup;
+import dev.relent.http.Idempotency;
+import dev.relent.http.adapter.ResponseAccess;
 import java.net.http.HttpResponse;
 
 /** {@link ResponseAccess} for the JDK client, aware of {@link TrackedResponse}'s call context. */
@@ -11,7 +15,7 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
   @Override
   public String method(HttpResponse<?> response) {
     if (response instanceof TrackedResponse) {
-      return ((TrackedResponse<?>) response).call.method;
+      return ((TrackedResponse<?>) response).call.method();
     }
     return response.request().method();
   }
@@ -19,7 +23,7 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
   @Override
   public String uri(HttpResponse<?> response) {
     if (response instanceof TrackedResponse) {
-      return ((TrackedResponse<?>) response).call.uri;
+      return ((TrackedResponse<?>) response).call.uri();
     }
     return String.valueOf(response.request().uri());
   }
@@ -27,7 +31,7 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
   @Override
   public boolean keyed(HttpResponse<?> response) {
     if (response instanceof TrackedResponse) {
-      return ((TrackedResponse<?>) response).call.key != null;
+      return ((TrackedResponse<?>) response).call.key() != null;
     }
     return response.request().headers().firstValue(Idempotency.HEADER).isPresent();
   }
@@ -45,7 +49,7 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
   @Override
   public DecisionTable table(HttpResponse<?> response) {
     if (response instanceof TrackedResponse) {
-      return ((TrackedResponse<?>) response).call.table;
+      return ((TrackedResponse<?>) response).call.table();
     }
     return null;
   }

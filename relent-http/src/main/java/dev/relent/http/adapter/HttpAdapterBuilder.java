@@ -1,23 +1,23 @@
-package dev.relent.http;
+package dev.relent.http.adapter;
 
 import dev.relent.RelentExecutor;
-import dev.relent.RelentListener;
 import dev.relent.RetryPolicy;
-import dev.relent.guard.CircuitBreaker;
-import dev.relent.guard.ConcurrencyLimit;
-import dev.relent.guard.Pacer;
-import dev.relent.guard.RetryBudget;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.Redactor;
+import dev.relent.http.ServerHints;
 import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The settings every Relent HTTP adapter shares (the JDK client wrapper, the OkHttp interceptor,
- * the HttpClient 5 handler), and how they become one {@link HttpOutcomes} and one {@link
- * RelentExecutor}: so that the three adapters are configured, and behave, the same way.
+ * the HttpClient 5 handlers), and how they become one {@link HttpCallLoop}: so that the adapters
+ * are configured, and behave, the same way. The HTTP settings are this builder's; the executor's
+ * guards and listeners are set on the executor's own builder, through {@link #withExecutor}.
  *
  * <p>Mutable and not thread-safe, like every builder.
  *
@@ -32,13 +32,9 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   private DecisionTable table = DecisionTable.defaults();
   private ServerHints hints = ServerHints.ofDefaults();
   private Redactor redactor = Redactor.ofDefaults();
-  private CircuitBreaker breaker;
-  private RetryBudget budget;
-  private Pacer pacer;
-  private ConcurrencyLimit limit;
   private TimeSource time = TimeSource.system();
   private Logger logger = LoggerFactory.getLogger("dev.relent.http");
-  private final List<RelentListener<R>> listeners = new ArrayList<>();
+  private final List<Consumer<RelentExecutor.Builder<R>>> executorSettings = new ArrayList<>();
   private boolean keyWrites;
   private int maxBufferedBody = DEFAULT_MAX_BUFFERED_BODY;
 
@@ -126,54 +122,6 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   }
 
   /**
-   * Guards calls with a circuit breaker, usually one per downstream.
-   *
-   * @param breaker the breaker
-   * @return this builder
-   * @throws NullPointerException if {@code breaker} is null
-   */
-  public B withCircuitBreaker(CircuitBreaker breaker) {
-    this.breaker = Objects.requireNonNull(breaker, "breaker cannot be null");
-    return self();
-  }
-
-  /**
-   * Bounds the extra load retries add.
-   *
-   * @param budget the budget
-   * @return this builder
-   * @throws NullPointerException if {@code budget} is null
-   */
-  public B withRetryBudget(RetryBudget budget) {
-    this.budget = Objects.requireNonNull(budget, "budget cannot be null");
-    return self();
-  }
-
-  /**
-   * Limits the rate of starts; 429s and rate-limit headers pause it for every caller sharing it.
-   *
-   * @param pacer the pacer
-   * @return this builder
-   * @throws NullPointerException if {@code pacer} is null
-   */
-  public B withPacer(Pacer pacer) {
-    this.pacer = Objects.requireNonNull(pacer, "pacer cannot be null");
-    return self();
-  }
-
-  /**
-   * Limits the attempts in flight at once.
-   *
-   * @param limit the limit
-   * @return this builder
-   * @throws NullPointerException if {@code limit} is null
-   */
-  public B withConcurrencyLimit(ConcurrencyLimit limit) {
-    this.limit = Objects.requireNonNull(limit, "limit cannot be null");
-    return self();
-  }
-
-  /**
    * Sets every source of time and chance: the ticker for deadlines and guards, the wall clock for
    * {@code Retry-After} dates, rate-limit epochs and log times, the sleeper and scheduler calls
    * wait with, and the randomness for jitter and spread. Default {@link TimeSource#system()}; tests
@@ -211,14 +159,26 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   }
 
   /**
-   * Adds a listener for every attempt and decision (metrics, tests).
+   * Configures the executor every call of the adapter shares: its guards ({@code
+   * withCircuitBreaker}, {@code withRetryBudget}, {@code withPacer}, {@code withConcurrencyLimit})
+   * and its executor-wide listeners ({@code onEvent}), as {@link RelentExecutor.Builder} states
+   * them. Each call adds a configurer; they run in order at {@code build()}, after the policy and
+   * {@link #withTime time} are set, and before the decision table's classification, hint reader and
+   * describer are installed, which are the adapter's: set those through this builder's {@link
+   * #withDecisionTable} and {@link #withServerHints}. Default: no guards, no listeners.
    *
-   * @param listener the listener
+   * <pre>{@code
+   * RelentInterceptor.builder()
+   *     .withExecutor(x -> x.withPacer(Pacer.of(90, Duration.ofMinutes(1))).onEvent(metrics))
+   *     .build();
+   * }</pre>
+   *
+   * @param configurer sets what it needs on the executor builder
    * @return this builder
-   * @throws NullPointerException if {@code listener} is null
+   * @throws NullPointerException if {@code configurer} is null
    */
-  public B onEvent(RelentListener<R> listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener cannot be null"));
+  public B withExecutor(Consumer<RelentExecutor.Builder<R>> configurer) {
+    executorSettings.add(Objects.requireNonNull(configurer, "configurer cannot be null"));
     return self();
   }
 
@@ -228,66 +188,33 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   }
 
   /**
-   * Returns whether writes without a key get one.
+   * Builds the loop every call of the adapter runs through: the HTTP semantics of these settings
+   * for the adapter's responses, and the executor every call shares (the policy, the outcomes'
+   * classification, the time source, and what {@link #withExecutor} configured); the log lines are
+   * the loop's.
    *
-   * @return the setting of {@link #withIdempotencyKeys(boolean)}
+   * @param access how the adapter reads its responses
+   * @return the loop
+   * @throws NullPointerException if {@code access} is null
    */
-  protected final boolean keyWrites() {
-    return keyWrites;
-  }
-
-  /**
-   * Returns how much of a retried body is kept in memory.
-   *
-   * @return bytes
-   */
-  protected final int maxBufferedBody() {
-    return maxBufferedBody;
-  }
-
-  /**
-   * Builds the HTTP semantics of these settings for an adapter's responses.
-   *
-   * @param access how the adapter reads its requests and responses
-   * @return the outcomes
-   */
-  protected final HttpOutcomes<R> buildOutcomes(ResponseAccess<R> access) {
-    return HttpOutcomes.builder(access)
-        .withDecisionTable(table)
-        .withServerHints(hints)
-        .withRedactor(redactor)
-        .withClock(time.clock())
-        .build();
-  }
-
-  /**
-   * Builds the executor every call of the adapter shares: the policy with the outcomes' decision
-   * table and hints, the guards, the time sources, the log line and the listeners.
-   *
-   * @param outcomes the outcomes from {@link #buildOutcomes}
-   * @return the executor
-   */
-  protected final RelentExecutor<R> buildExecutor(HttpOutcomes<R> outcomes) {
-    RelentExecutor.Builder<R> x =
-        outcomes.applyTo(RelentExecutor.<R>builder(policy).withTime(time));
-    if (breaker != null) {
-      x.withCircuitBreaker(breaker);
+  protected final HttpCallLoop<R> buildLoop(ResponseAccess<R> access) {
+    HttpOutcomes<R> outcomes =
+        HttpOutcomes.builder(access)
+            .withDecisionTable(table)
+            .withServerHints(hints)
+            .withRedactor(redactor)
+            .withClock(time.clock())
+            .build();
+    RelentExecutor.Builder<R> x = RelentExecutor.<R>builder(policy).withTime(time);
+    for (Consumer<RelentExecutor.Builder<R>> configurer : executorSettings) {
+      configurer.accept(x);
     }
-    if (budget != null) {
-      x.withRetryBudget(budget);
-    }
-    if (pacer != null) {
-      x.withPacer(pacer);
-    }
-    if (limit != null) {
-      x.withConcurrencyLimit(limit);
-    }
-    if (logger != null) {
-      x.onEvent(outcomes.logger(logger));
-    }
-    for (RelentListener<R> listener : listeners) {
-      x.onEvent(listener);
-    }
-    return x.build();
+    outcomes.applyTo(x);
+    return new HttpCallLoop<>(
+        outcomes,
+        x.build(),
+        keyWrites,
+        maxBufferedBody,
+        logger == null ? null : outcomes.attemptLogger(logger));
   }
 }

@@ -1,0 +1,151 @@
+package dev.relent.http.adapter;
+
+import dev.relent.RelentEvent;
+import dev.relent.RelentException;
+import dev.relent.http.AttemptRecord;
+import dev.relent.http.Redactor;
+import dev.relent.time.Clock;
+import dev.relent.time.Durations;
+import java.time.Duration;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.event.Level;
+import org.slf4j.spi.LoggingEventBuilder;
+
+/**
+ * Writes one line per attempt from its {@link AttemptRecord} (see {@link HttpOutcomes#logger}),
+ * with the same facts as SLF4J key-values beside the text.
+ *
+ * <p>Levels: a first attempt that succeeds at DEBUG, a retry and a success after retries at INFO,
+ * giving up at WARN, a pacer wait at DEBUG; a write held back because it may have reached the
+ * server is WARN whatever the attempt. Everything written comes from a record, whose values passed
+ * the redactor or are sanitised headers from a fixed list, or from the give-up's own fields; bodies
+ * are never read. Stateless and thread-safe.
+ */
+final class HttpAttemptLogger {
+  private final Logger log;
+  private final Clock clock;
+  private final Redactor redactor;
+
+  HttpAttemptLogger(Logger log, Clock clock, Redactor redactor) {
+    this.log = log;
+    this.clock = clock;
+    this.redactor = redactor;
+  }
+
+  /** Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt. */
+  void write(AttemptRecord record, RelentEvent<?> event) {
+    Level level = level(record, event);
+    if (!log.isEnabledForLevel(level)) {
+      return;
+    }
+    LoggingEventBuilder b = log.atLevel(level).addKeyValue("attempt", event.attempt());
+    StringBuilder s = new StringBuilder(256);
+    s.append("at=").append(clock.instant());
+    s.append(" attempt=").append(event.attempt());
+    if (record != null) {
+      s.append(" method=").append(record.method());
+      s.append(" endpoint=").append(record.endpoint());
+      s.append(" outcome=\"").append(record.outcome()).append('"');
+      record.requestId().ifPresent(v -> s.append(" request-id=\"").append(v).append('"'));
+      record.waitHeaders().ifPresent(v -> s.append(" wait-headers=\"").append(v).append('"'));
+      record.via().ifPresent(v -> s.append(" via=\"").append(v).append('"'));
+      b =
+          b.addKeyValue("method", record.method())
+              .addKeyValue("endpoint", record.endpoint())
+              .addKeyValue("outcome", record.outcome())
+              .addKeyValue("rule", record.rule());
+      if (record.status() >= 0) {
+        b = b.addKeyValue("status", record.status());
+      }
+      if (record.fault().isPresent()) {
+        b = b.addKeyValue("fault", record.fault().get().rule());
+      }
+      if (record.requestId().isPresent()) {
+        b = b.addKeyValue("request_id", record.requestId().get());
+      }
+    }
+    RelentException gaveUp = event.exception().orElse(null);
+    String decision;
+    if (event.type() == RelentEvent.Type.FAILURE && gaveUp != null) {
+      StringBuilder d = new StringBuilder("give up: ");
+      d.append(gaveUp.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      event.verdict().ifPresent(verdict -> d.append(", last ").append(verdict));
+      decision = d.toString();
+    } else {
+      decision = event.verdict().map(String::valueOf).orElse(null);
+    }
+    if (decision != null) {
+      s.append(" decision=\"").append(decision).append('"');
+      b = b.addKeyValue("decision", decision);
+    }
+    if (gaveUp != null && event.type() == RelentEvent.Type.FAILURE) {
+      if (gaveUp.serverWait().isPresent()) {
+        s.append(" server-wait=").append(seconds(gaveUp.serverWait().get()));
+        b = b.addKeyValue("server_wait_ms", gaveUp.serverWait().get().toMillis());
+      }
+      gaveUp.retryAt().ifPresent(at -> s.append(" retry-at=").append(at));
+    }
+    if (event.waitTime().isPresent()) {
+      Duration wait = event.waitTime().get();
+      s.append(" wait=").append(seconds(wait));
+      b = b.addKeyValue("wait_ms", wait.toMillis());
+    }
+    if (event.hint().isPresent()) {
+      String source = clean(event.hint().get().source());
+      s.append(" hint=\"").append(source).append('"');
+      b = b.addKeyValue("hint", source);
+    }
+    if (record != null && record.key().isPresent()) {
+      s.append(" key=").append(record.key().get());
+      b = b.addKeyValue("key", record.key().get());
+    }
+    if (record != null && record.heldBack()) {
+      s.append(" held-back=\"not re-sent: may have reached the server\"");
+      b = b.addKeyValue("held_back", true);
+    }
+    s.append(" elapsed=").append(seconds(event.elapsed()));
+    b.addKeyValue("elapsed_ms", event.elapsed().toMillis()).log(s.toString());
+  }
+
+  /** Writes the DEBUG line for a pacer wait. */
+  void paced(RelentEvent<?> event) {
+    if (!log.isDebugEnabled()) {
+      return;
+    }
+    Duration wait = event.waitTime().orElse(Duration.ZERO);
+    log.atDebug()
+        .addKeyValue("attempt", event.attempt() + 1)
+        .addKeyValue("decision", "paced")
+        .addKeyValue("wait_ms", wait.toMillis())
+        .log(
+            "at="
+                + clock.instant()
+                + " attempt="
+                + (event.attempt() + 1)
+                + " decision=paced wait="
+                + seconds(wait));
+  }
+
+  private static Level level(AttemptRecord record, RelentEvent<?> event) {
+    if (event.type() == RelentEvent.Type.FAILURE || (record != null && record.heldBack())) {
+      return Level.WARN;
+    }
+    if (event.type() == RelentEvent.Type.SUCCESS && event.attempt() <= 1) {
+      return Level.DEBUG;
+    }
+    return Level.INFO;
+  }
+
+  private String clean(String value) {
+    return dev.relent.http.ResponseFacts.sanitize(redactor.text(value)).replace('"', '\'');
+  }
+
+  private static String seconds(Duration d) {
+    return seconds(d.toNanos());
+  }
+
+  static String seconds(long nanos) {
+    return Durations.format(nanos);
+  }
+}

@@ -1,0 +1,175 @@
+package dev.relent.http.adapter;
+
+import dev.relent.http.AttemptRecord;
+import dev.relent.http.CallResult;
+import dev.relent.http.Decision;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.Redactor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * One logical operation of an adapter, made by {@link HttpCallLoop#prepare} before the first send:
+ * the request's method and URI, its {@code Idempotency-Key} (chosen once; the adapter sets the
+ * header on its own request), the decision table it is judged by, and, as the call runs, its
+ * attempt number, its attempt records and the final decision.
+ *
+ * <p>An adapter keeps it beside its request (OkHttp: as a tag; HttpClient 5 and the JDK: in the
+ * response wrapper), so that its {@link ResponseAccess} can tell which call a response answered.
+ * Thread-safe: an asynchronous call's attempts end on other threads.
+ */
+public final class HttpCall {
+  private final String method;
+  private final String uri;
+  private final String endpoint;
+  private final String key;
+  private final DecisionTable table;
+  private final Redactor redactor;
+  private final Consumer<AttemptRecord> listener;
+  private final List<AttemptRecord> records = new ArrayList<>(2);
+  private volatile int attempt;
+  private volatile Decision decision;
+
+  HttpCall(
+      String method,
+      String uri,
+      String endpoint,
+      String key,
+      DecisionTable table,
+      Redactor redactor,
+      Consumer<AttemptRecord> listener) {
+    this.method = method;
+    this.uri = uri;
+    this.endpoint = endpoint;
+    this.key = key;
+    this.table = table;
+    this.redactor = redactor;
+    this.listener = listener;
+  }
+
+  /**
+   * Returns the request method.
+   *
+   * @return the method, e.g. {@code "POST"}
+   */
+  public String method() {
+    return method;
+  }
+
+  /**
+   * Returns the request URI, unredacted: only for sending and for {@link ResponseAccess#uri}.
+   *
+   * @return the URI as a string
+   */
+  public String uri() {
+    return uri;
+  }
+
+  /**
+   * Returns the request URI, redacted: for logs, records and messages.
+   *
+   * @return the endpoint
+   */
+  public String endpoint() {
+    return endpoint;
+  }
+
+  /**
+   * Returns the {@code Idempotency-Key} every attempt carries.
+   *
+   * @return the key, or null when the call has none
+   */
+  public String key() {
+    return key;
+  }
+
+  /**
+   * Returns the call's own decision table.
+   *
+   * @return the table, or null for the adapter's
+   */
+  public DecisionTable table() {
+    return table;
+  }
+
+  /**
+   * Returns the number of the attempt in flight or last made.
+   *
+   * @return 0 before the first attempt, then 1 or more
+   */
+  public int attempts() {
+    return attempt;
+  }
+
+  /**
+   * Returns the decision about the final response, once the call returned one.
+   *
+   * @return the decision, or empty while the call runs or when it failed
+   */
+  public Optional<Decision> decision() {
+    return Optional.ofNullable(decision);
+  }
+
+  /**
+   * Returns the records of the attempts decided so far, in order.
+   *
+   * @return an immutable copy
+   */
+  public List<AttemptRecord> attemptRecords() {
+    synchronized (records) {
+      return List.copyOf(records);
+    }
+  }
+
+  /**
+   * Returns what the call did, for a response the loop returned.
+   *
+   * @return the result
+   * @throws IllegalStateException if the call has not returned a response
+   */
+  public CallResult result() {
+    Decision d = decision;
+    if (d == null) {
+      throw new IllegalStateException("the call has not returned a response");
+    }
+    return new CallResult(attempt, key, d, attemptRecords());
+  }
+
+  /**
+   * Wraps a failure of one attempt with what the decision table needs to judge it.
+   *
+   * @param cause the client's exception
+   * @return an {@link HttpFaultException} naming this call's method and endpoint, or {@code cause}
+   *     itself if it already is one
+   */
+  public HttpFaultException fault(Throwable cause) {
+    if (cause instanceof HttpFaultException) {
+      return (HttpFaultException) cause;
+    }
+    return new HttpFaultException(method, endpoint, key != null, table, cause, redactor);
+  }
+
+  void startAttempt(int number) {
+    this.attempt = number;
+  }
+
+  void finish(Decision decision) {
+    this.decision = decision;
+  }
+
+  void add(AttemptRecord record) {
+    synchronized (records) {
+      records.add(record);
+    }
+    if (listener != null) {
+      try {
+        listener.accept(record);
+      } catch (RuntimeException e) {
+        // The caller's listener must not change the call's outcome.
+      }
+    }
+  }
+}
