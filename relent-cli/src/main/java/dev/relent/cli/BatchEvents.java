@@ -1,28 +1,29 @@
 package dev.relent.cli;
 
 import dev.relent.RelentEvent;
+import dev.relent.RelentListener;
 import dev.relent.ServerHint;
-import dev.relent.Verdict;
-import dev.relent.http.HttpOutcomes;
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.Redactor;
+import dev.relent.http.adapter.HttpOutcomes;
 import dev.relent.time.Ticker;
 import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
- * The one source of attempt facts for the {@link BatchRecorder}: it turns what the client reports,
- * the attempt starts the {@link TrackingHttpClient} sees and the executor's events, into the
- * recorder's {@code attemptStarted}, {@code attemptEnded}, {@code attemptDecided} and {@code
- * paced}. Both arrive on the thread of the worker that sends the request, which is how {@link
- * BatchRun} knows the job they belong to (a thread local) and hands it in; a report for no job (a
- * thread that is not a worker) is only counted.
+ * The one source of attempt facts for a batch, in two parts. Each request's attempts come as the
+ * {@link AttemptRecord}s relent-http makes, through the listener of that call alone ({@link
+ * #attempts}), and go to the {@link BatchRecorder}. What the whole run counts comes from the
+ * executor's own events ({@link #onEvent}, an executor-wide listener): an attempt began (after the
+ * pacer and the concurrency limit let it go) or ended, for the attempts in flight, their starts and
+ * their mean duration in the {@link BatchTimeline}; a 429; and a quota an answer says is exhausted,
+ * which stops the run. None of these needs to know which request an event belongs to.
  *
- * <p>It also passes on what the timeline counts (starts, 429s) and a quota that an answer says is
- * exhausted, which stops the run. Called on each worker's thread for its own job; thread-safe as
- * the recorder and the timeline are.
+ * <p>Thread-safe as the recorder and the timeline are: events come on each worker's thread.
  */
-final class BatchEvents {
+final class BatchEvents implements RelentListener<HttpResponse<?>> {
   private final BatchRecorder recorder;
   private final BatchTimeline timeline;
   private final Ticker ticker;
@@ -52,69 +53,39 @@ final class BatchEvents {
     this.outcomes = outcomes;
   }
 
-  /** The tracking client saw an attempt start. */
-  void attemptStarted(BatchRecorder.Job job, long startNanos) {
-    timeline.attemptStarted(startNanos);
-    if (job != null) {
-      recorder.attemptStarted(job, startNanos);
-    }
+  /** The listener for one request's attempts, as each ends. */
+  Consumer<AttemptRecord> attempts(BatchRecorder.Job job) {
+    return record -> recorder.attempted(job, record);
   }
 
-  /** The executor reported an event. */
-  void onEvent(BatchRecorder.Job job, RelentEvent<HttpResponse<?>> event) {
-    if (job == null) {
-      return;
-    }
+  /** The executor reported an event of some request. */
+  @Override
+  public void onEvent(RelentEvent<HttpResponse<?>> event) {
     switch (event.type()) {
-      case PACED:
-        recorder.paced(job, event.waitTime().orElseThrow().toNanos());
+      case ATTEMPT_STARTED:
+        timeline.attemptStarted(ticker.read());
         break;
       case ATTEMPT:
-        attemptEnded(job, event);
-        break;
-      case RETRY:
-        recorder.attemptDecided(job, "retry", event.waitTime().orElseThrow().toNanos(), null);
-        break;
-      case SUCCESS:
-        recorder.attemptDecided(job, "stop", -1, null);
-        break;
-      case FAILURE:
-        String gaveUp = event.exception().map(e -> Format.slug(e.reason())).orElse(null);
-        recorder.attemptDecided(job, "stop", -1, gaveUp);
+        timeline.attemptEnded(event.attemptDuration().orElseThrow().toNanos());
+        attemptEnded(event);
         break;
       default:
         break;
     }
   }
 
-  private void attemptEnded(BatchRecorder.Job job, RelentEvent<HttpResponse<?>> event) {
+  private void attemptEnded(RelentEvent<HttpResponse<?>> event) {
     HttpResponse<?> response = event.result().orElse(null);
     Throwable failure = event.failure().orElse(null);
-    Verdict verdict = event.verdict().orElse(null);
-    int status = -1;
-    boolean replayed = false;
-    if (response != null && failure == null) {
-      status = response.statusCode();
-      replayed = response.headers().firstValue("Idempotent-Replayed").orElse("").equals("true");
-      if (status == 429) {
-        timeline.tooManyRequests();
-      }
+    if (response != null && failure == null && response.statusCode() == 429) {
+      timeline.tooManyRequests();
     }
-    String outcome = outcomes.describe(response, failure);
     ServerHint hint = event.hint().orElse(null);
-    String hintText = hint == null ? null : redactor.text(hint.source());
-    recorder.attemptEnded(
-        job,
-        ticker.read(),
-        status,
-        replayed,
-        outcome,
-        verdict == null ? null : Format.slug(verdict.kind()),
-        verdict == null ? null : verdict.rule(),
-        hintText);
     if (hint != null && hint.isQuotaExhausted()) {
       // Said on any answer (a 200 with "0 left today"): no later request can succeed.
-      quotaExhausted.accept(hint.resetAt(), outcome + " with " + hintText);
+      quotaExhausted.accept(
+          hint.resetAt(),
+          outcomes.describe(response, failure) + " with " + redactor.text(hint.source()));
     }
   }
 }

@@ -1,25 +1,28 @@
 package dev.relent.cli;
 
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
 import dev.relent.time.Ticker;
 import java.io.IOException;
 import java.io.Writer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 
 /**
  * What happened to each request of a batch: its idempotency key, its attempts, its waits, and how
  * it ended, which is journaled and then appended to the results.
  *
- * <p>Design. Attempt facts (number, start, duration, outcome, the decision and the wait after it,
- * pacer waits) come in through {@link #attemptStarted}, {@link #attemptEnded}, {@link
- * #attemptDecided} and {@link #paced}, called by {@link BatchEvents} only: the recorder does not
- * know how they are observed. A write's key is journaled, and forced to the disk, before its first
- * send ({@link #key}). An outcome is journaled first, then appended to the results, so that a crash
+ * <p>Design. A request's attempts come in as relent-http's {@link AttemptRecord}s through {@link
+ * #attempted}, which {@link BatchEvents} calls from the request's own attempt listener; their
+ * starts count from {@link #sending}. The waits and the pacer's share of the elapsed time follow
+ * from the records. A write's key is journaled, and forced to the disk, before its first send
+ * ({@link #key}). An outcome is journaled first, then appended to the results, so that a crash
  * between the two loses nothing a resumed run needs ({@link #record}); a file that cannot be
  * written stops the run.
  *
@@ -29,35 +32,28 @@ import java.util.function.BiConsumer;
  */
 final class BatchRecorder {
 
-  /** One network attempt of a request, for the timeline. Written by the request's worker only. */
-  static final class Attempt {
-    int number;
-    long startNanos;
-    long durationNanos = -1;
-    int status = -1;
-    String outcome;
-    String verdict;
-    String rule;
-    String decision;
-    long waitNanos = -1;
-    String hint;
-    boolean replayed;
-    String gaveUp;
-  }
-
   /** A request and what happened to it. */
   static final class Job {
     final BatchInput.Request request;
     String key;
-    final List<Attempt> attempts = new ArrayList<>();
-    Attempt open;
-    long pacedNanos;
-    final List<Long> waits = new ArrayList<>();
+
+    /** Its attempts as relent-http records them, in order. */
+    final List<AttemptRecord> attempts = new ArrayList<>();
+
     long startNanos = -1;
+
+    /** When its send began, from the start of the run: the origin of its attempts' starts. */
+    long sendNanos;
+
     volatile Item item;
 
     Job(BatchInput.Request request) {
       this.request = request;
+    }
+
+    /** When an attempt began, from the start of the run. */
+    long startNanos(AttemptRecord a) {
+      return sendNanos + a.start().toNanos();
     }
   }
 
@@ -199,70 +195,41 @@ final class BatchRecorder {
 
   // ------------------------------------------------------------------ attempt facts
 
-  /** An attempt reached the network at {@code startNanos} (ticker time). */
-  void attemptStarted(Job job, long startNanos) {
-    Attempt a = new Attempt();
-    a.number = job.attempts.size() + 1;
-    a.startNanos = startNanos - timeline.origin();
-    job.open = a;
-    job.attempts.add(a);
+  /** The request's send begins now: its attempts' starts count from here. */
+  void sending(Job job) {
+    job.sendNanos = ticker.read() - timeline.origin();
+  }
+
+  /** One of the request's attempts ended and was decided. */
+  void attempted(Job job, AttemptRecord record) {
+    job.attempts.add(record);
   }
 
   /**
-   * The attempt's outcome is known at {@code endNanos}; an attempt whose start was not seen starts
-   * then.
-   *
-   * @param status the HTTP status, or -1 for a fault
-   * @param replayed whether the server replayed a stored answer
-   * @param outcome the outcome described ({@code HTTP 503}, {@code connection reset ...})
-   * @param verdict the verdict's kind as a slug, or null
-   * @param rule the rule that decided, or null
-   * @param hint the server hint that counted, redacted, or null
+   * The time the request spent before its attempts beyond the retry waits chosen: waiting for the
+   * shared pacer, as measured (the records give each attempt's start, duration and wait after).
    */
-  void attemptEnded(
-      Job job,
-      long endNanos,
-      int status,
-      boolean replayed,
-      String outcome,
-      String verdict,
-      String rule,
-      String hint) {
-    if (job.open == null) {
-      attemptStarted(job, endNanos);
+  private static long pacedNanos(Job job) {
+    long paced = 0;
+    long due = 0;
+    for (AttemptRecord a : job.attempts) {
+      long start = a.start().toNanos();
+      paced += Math.max(0L, start - due);
+      due = start + nanos(a.duration()) + nanos(a.waitTime());
     }
-    Attempt a = job.open;
-    a.durationNanos = Math.max(0L, endNanos - timeline.origin() - a.startNanos);
-    a.status = status;
-    a.replayed = replayed;
-    a.outcome = outcome;
-    a.verdict = verdict;
-    a.rule = rule;
-    a.hint = hint;
+    return paced;
   }
 
-  /**
-   * What came after the attempt: another after {@code waitNanos} ({@code retry}), or none ({@code
-   * stop}, with why the executor gave up, or null after a success).
-   */
-  void attemptDecided(Job job, String decision, long waitNanos, String gaveUp) {
-    if (decision.equals("retry")) {
-      job.waits.add(waitNanos);
+  private static List<Long> waits(Job job) {
+    List<Long> waits = new ArrayList<>();
+    for (AttemptRecord a : job.attempts) {
+      a.waitTime().ifPresent(w -> waits.add(w.toNanos()));
     }
-    Attempt a = job.open;
-    if (a == null) {
-      // A give-up between attempts (no time left for the next one): the outcome reports it.
-      return;
-    }
-    a.decision = decision;
-    a.waitNanos = waitNanos;
-    a.gaveUp = gaveUp;
-    job.open = null;
+    return List.copyOf(waits);
   }
 
-  /** The request waited {@code nanos} for the pacer before an attempt. */
-  void paced(Job job, long nanos) {
-    job.pacedNanos += nanos;
+  private static long nanos(Optional<Duration> d) {
+    return d.map(Duration::toNanos).orElse(0L);
   }
 
   // ------------------------------------------------------------------ outcomes
@@ -285,7 +252,7 @@ final class BatchRecorder {
   /** A request sent, but the run stopped before it had a final answer. */
   Item stopped(Job job, String stopDetail) {
     String why = "stopped: " + (stopDetail == null ? "interrupted" : stopDetail);
-    int last = job.attempts.isEmpty() ? -1 : job.attempts.get(job.attempts.size() - 1).status;
+    int last = job.attempts.isEmpty() ? -1 : job.attempts.get(job.attempts.size() - 1).status();
     return item(job, "stopped", false, last, why);
   }
 
@@ -301,8 +268,8 @@ final class BatchRecorder {
         isFinal,
         status,
         job.attempts.size(),
-        List.copyOf(job.waits),
-        job.pacedNanos,
+        waits(job),
+        pacedNanos(job),
         elapsed,
         job.key,
         error == null ? null : redactor.text(error));

@@ -1,12 +1,11 @@
 package dev.relent.cli;
 
-import dev.relent.RelentEvent;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Redactor;
-import dev.relent.http.RelentHttpClient;
+import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
 import dev.relent.time.Scheduler;
@@ -15,7 +14,6 @@ import dev.relent.time.TimeSource;
 import java.io.IOException;
 import java.io.Writer;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,13 +33,14 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Design. Each worker takes the next request from the queue and sends it synchronously: the
  * executor runs the concurrency limit, the pacer, the attempts and the waits on the worker's
- * thread, so the worker's current job (a thread local) tells {@link BatchEvents} which request the
- * client's reports belong to. Waits go through a sleeper that a stop ends at once, so that after a
- * stop no new attempt starts: a quota exhausted (an answer, or a rate-limit header with a long
- * scope), the batch deadline, Ctrl-C, or a journal that cannot be written. Attempts already on the
- * wire finish (each is bounded by the attempt timeout); on Ctrl-C they get a short grace, then are
- * interrupted. Requests that never reached the network are recorded as {@code not-sent}: not final,
- * a resumed run sends them.
+ * thread. Each send carries its own attempt listener ({@link BatchEvents#attempts}), so every
+ * attempt record is the request's without asking which thread it came on; what the whole run counts
+ * comes from the executor's events ({@link BatchEvents#onEvent}). Waits go through a sleeper that a
+ * stop ends at once, so that after a stop no new attempt starts: a quota exhausted (an answer, or a
+ * rate-limit header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be
+ * written. Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C
+ * they get a short grace, then are interrupted. Requests that never reached the network are
+ * recorded as {@code not-sent}: not final, a resumed run sends them.
  *
  * <p>Time: the {@link Ticker} and {@link Clock} are injected; waits are real (a latch with a
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
@@ -84,7 +83,6 @@ final class BatchRun {
   private final RelentHttpClient http;
 
   private final ConcurrentLinkedQueue<BatchRecorder.Job> queue;
-  private final ThreadLocal<BatchRecorder.Job> current = new ThreadLocal<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Stop> stop = new AtomicReference<>();
   private volatile String stopDetail;
@@ -113,35 +111,25 @@ final class BatchRun {
     this.ticker = ticker;
     this.clock = clock;
     this.redactor = redactor;
-    TrackingHttpClient wire =
-        new TrackingHttpClient(jdkClient(settings.attemptTimeout()), ticker, this::attemptStarted);
-    this.timeline = new BatchTimeline(ticker, requests.size(), wire);
+    this.timeline = new BatchTimeline(ticker, requests.size());
     this.recorder =
         new BatchRecorder(requests, journal, out, ticker, redactor, timeline, this::stop);
     this.events = new BatchEvents(recorder, timeline, ticker, redactor, this::quotaStop);
     this.queue = new ConcurrentLinkedQueue<>(recorder.jobs());
     this.http =
-        RelentHttpClient.builder(wire)
+        RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
             .withPolicy(settings.policy())
-            .withPacer(pacer(settings.rate()))
-            .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
+            .withExecutor(
+                x ->
+                    x.withPacer(pacer(settings.rate()))
+                        .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
+                        .onEvent(events))
             .withRedactor(redactor)
             .withTime(
                 TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random()))
             .withoutLogging()
-            .onEvent(this::onEvent)
             .build();
     events.use(http.outcomes());
-  }
-
-  // What the client reports comes on the worker's thread: it is handed on with the worker's job.
-
-  private void attemptStarted(HttpRequest request, long startNanos) {
-    events.attemptStarted(current.get(), startNanos);
-  }
-
-  private void onEvent(RelentEvent<HttpResponse<?>> event) {
-    events.onEvent(current.get(), event);
   }
 
   /** The pacer of a rate: strictly spaced starts, never faster than the rate. */
@@ -241,18 +229,13 @@ final class BatchRun {
   private void work() {
     BatchRecorder.Job job;
     while (stop.get() == null && (job = queue.poll()) != null) {
-      current.set(job);
-      try {
-        execute(job);
-      } finally {
-        current.remove();
-      }
+      execute(job);
     }
   }
 
   private void execute(BatchRecorder.Job job) {
     recorder.begin(job);
-    CallOptions.Builder options = CallOptions.builder();
+    CallOptions.Builder options = CallOptions.builder().withAttemptListener(events.attempts(job));
     try {
       String key = recorder.key(job);
       if (key != null) {
@@ -267,9 +250,11 @@ final class BatchRun {
     }
     CallOutcome outcome =
         CallOutcome.of(
-            () ->
-                http.send(
-                    job.request.request(), HttpResponse.BodyHandlers.discarding(), options.build()),
+            () -> {
+              recorder.sending(job);
+              return http.send(
+                  job.request.request(), HttpResponse.BodyHandlers.discarding(), options.build());
+            },
             redactor,
             false);
     BatchRecorder.Item item;

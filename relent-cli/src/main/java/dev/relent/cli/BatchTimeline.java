@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What a batch shows people, as it runs and when it ends: the run's time, the counts of the
@@ -12,8 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * attempt, the 429s seen, and the concurrency achieved. {@link BatchDisplay} prints them.
  *
  * <p>Written by the workers, the recorder and the events, read by the progress thread: counters are
- * atomic, the starts a synchronised list, the concurrency comes from the {@link
- * TrackingHttpClient}. Thread-safe.
+ * atomic, the starts a synchronised list. Thread-safe.
  */
 final class BatchTimeline {
 
@@ -30,7 +30,10 @@ final class BatchTimeline {
 
   private final Ticker ticker;
   private final int total;
-  private final TrackingHttpClient wire;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger peak = new AtomicInteger();
+  private final LongAdder completed = new LongAdder();
+  private final LongAdder busyNanos = new LongAdder();
   private final AtomicInteger done = new AtomicInteger();
   private final AtomicInteger failed = new AtomicInteger();
   private final AtomicInteger unfinished = new AtomicInteger();
@@ -44,12 +47,10 @@ final class BatchTimeline {
   /**
    * @param ticker monotonic time
    * @param total the requests of the run
-   * @param wire the client that sees the attempts on the wire
    */
-  BatchTimeline(Ticker ticker, int total, TrackingHttpClient wire) {
+  BatchTimeline(Ticker ticker, int total) {
     this.ticker = ticker;
     this.total = total;
-    this.wire = wire;
   }
 
   /** The run begins now. */
@@ -91,9 +92,17 @@ final class BatchTimeline {
     waiting.decrementAndGet();
   }
 
-  /** An attempt reached the network at {@code startNanos} (ticker time). */
+  /** An attempt began at {@code startNanos} (ticker time): the pacer and the limit let it go. */
   void attemptStarted(long startNanos) {
     starts.add(startNanos);
+    peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+  }
+
+  /** An attempt that began ended after {@code durationNanos}. */
+  void attemptEnded(long durationNanos) {
+    inFlight.decrementAndGet();
+    completed.increment();
+    busyNanos.add(durationNanos);
   }
 
   void tooManyRequests() {
@@ -108,7 +117,7 @@ final class BatchTimeline {
         done.get(),
         failed.get(),
         unfinished.get(),
-        wire.inFlight(),
+        inFlight.get(),
         waiting.get(),
         started.get(),
         origin == 0 && end < 0 ? 0 : Math.max(0L, now - origin));
@@ -124,12 +133,13 @@ final class BatchTimeline {
   }
 
   int peakInFlight() {
-    return wire.peakInFlight();
+    return peak.get();
   }
 
   /** Mean attempt duration in nanoseconds, or -1 before the first completes. */
   long meanAttemptNanos() {
-    return wire.meanAttemptNanos();
+    long n = completed.sum();
+    return n == 0 ? -1 : busyNanos.sum() / n;
   }
 
   /** Every attempt's start, in ticker nanoseconds, sorted. */

@@ -3,7 +3,7 @@ package dev.relent.cli;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
-import dev.relent.http.RelentHttpClient;
+import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.time.Clock;
 import dev.relent.time.Scheduler;
 import dev.relent.time.Sleeper;
@@ -36,8 +36,8 @@ import picocli.CommandLine.Parameters;
  * from {@link ExitCodes} that scripts can rely on.
  *
  * <p>The flags, their defaults and the exit codes are a contract (docs/cli.md); the per-attempt
- * lines of {@code --verbose} and the {@code --report} file are written by {@link AttemptRecorder}
- * and {@link CallReport}, both from the executor's events and both redacted.
+ * lines of {@code --verbose} and the {@code --report} file are written by {@link CallAttempts} and
+ * {@link CallReport}, both from relent-http's attempt records and both redacted.
  *
  * <p>Time comes from the {@link #ticker}, {@link #clock} and {@link #sleeper} fields (the system's
  * by default); tests replace them with fake time so that waits take no real time.
@@ -135,43 +135,36 @@ final class CallCommand implements Callable<Integer> {
   public Integer call() {
     CallSettings settings = settings();
     PrintWriter err = spec.commandLine().getErr();
-    AttemptRecorder recorder =
-        new AttemptRecorder(
-            ticker,
-            redactor,
-            settings.request().method(),
-            redactor.uri(settings.request().uri()),
-            settings.key(),
-            verbose ? err : null);
+    CallAttempts attempts = new CallAttempts(settings.key(), verbose ? err : null);
     RelentHttpClient http =
         RelentHttpClient.builder(jdkClient(settings.request().uri()))
             .withPolicy(retry.policy())
             .withRedactor(redactor)
-            .withTime(
-                TimeSource.of(
-                    ticker, clock, recorder.sleeper(sleeper), Scheduler.system(), retry.random()))
+            .withTime(TimeSource.of(ticker, clock, sleeper, Scheduler.system(), retry.random()))
             .withoutLogging()
-            .onEvent(recorder)
             .build();
-    recorder.use(http.outcomes());
+    CallOptions.Builder options = CallOptions.builder().withAttemptListener(attempts);
+    if (settings.key() != null) {
+      options.withIdempotencyKey(settings.key());
+    } else {
+      options.withoutIdempotencyKey();
+    }
     long startedAtMillis = clock.millis();
-    recorder.begin();
+    long start = ticker.read();
     CallOutcome outcome =
         CallOutcome.of(
             () ->
                 http.send(
-                    settings.request(),
-                    HttpResponse.BodyHandlers.ofByteArray(),
-                    settings.options()),
+                    settings.request(), HttpResponse.BodyHandlers.ofByteArray(), options.build()),
             redactor,
             true);
-    long elapsedNanos = recorder.elapsedNanos();
+    long elapsedNanos = Math.max(0L, ticker.read() - start);
+    attempts.finish(outcome);
 
     int code = outcome.exitCode();
     if (report != null) {
       try {
-        CallReport.write(
-            report, settings, this, startedAtMillis, elapsedNanos, recorder.attempts(), outcome);
+        CallReport.write(report, settings, this, startedAtMillis, elapsedNanos, attempts, outcome);
       } catch (IOException | RuntimeException e) {
         err.println(
             "relent: cannot write the report to "
@@ -277,19 +270,9 @@ final class CallCommand implements Callable<Integer> {
         throw usage("--idempotency-key: " + e.getMessage() + "; use " + KEY_FORMS);
       }
     }
-    CallOptions.Builder options = CallOptions.builder();
-    if (key != null) {
-      options.withIdempotencyKey(key);
-    } else {
-      options.withoutIdempotencyKey();
-    }
     try {
       return new CallSettings(
-          request.build(),
-          options.build(),
-          key,
-          request.headerNames(),
-          body == null ? -1 : body.length);
+          request.build(), key, request.headerNames(), body == null ? -1 : body.length);
     } catch (RequestParser.Invalid e) {
       throw usage(e.getMessage());
     }
@@ -329,10 +312,5 @@ final class CallCommand implements Callable<Integer> {
   }
 
   /** The checked request and what the report says about it. */
-  record CallSettings(
-      HttpRequest request,
-      CallOptions options,
-      String key,
-      List<String> headerNames,
-      long bodyBytes) {}
+  record CallSettings(HttpRequest request, String key, List<String> headerNames, long bodyBytes) {}
 }

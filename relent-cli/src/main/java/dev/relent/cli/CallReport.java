@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.Redactor;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -34,7 +35,7 @@ final class CallReport {
       CallCommand flags,
       long startedAtMillis,
       long elapsedNanos,
-      List<AttemptRecorder.Attempt> attempts,
+      CallAttempts calls,
       CallOutcome outcome)
       throws IOException {
     try (OutputStream out = Files.newOutputStream(file);
@@ -80,28 +81,30 @@ final class CallReport {
       }
       g.writeEndObject();
 
+      List<AttemptRecord> attempts = calls.records();
       g.writeArrayFieldStart("attempts");
-      for (AttemptRecorder.Attempt a : attempts) {
+      for (AttemptRecord a : attempts) {
         g.writeStartObject();
         g.writeNumberField("attempt", a.number());
-        millis(g, "start_ms", a.startNanos());
-        millis(g, "duration_ms", a.durationNanos());
+        millis(g, "start_ms", a.start().toNanos());
+        millis(g, "duration_ms", a.duration().orElse(Duration.ZERO).toNanos());
         optionalInt(g, "status", a.status());
-        g.writeStringField("fault", a.fault());
+        g.writeStringField("fault", CallAttempts.fault(a));
         g.writeStringField("outcome", a.outcome());
-        g.writeStringField("request_id", a.requestId());
-        g.writeStringField("wait_headers", a.waitHeaders());
-        g.writeStringField("via", a.via());
-        g.writeStringField("verdict", a.verdict());
+        g.writeStringField("request_id", a.requestId().orElse(null));
+        g.writeStringField("wait_headers", a.waitHeaders().orElse(null));
+        g.writeStringField("via", a.via().orElse(null));
+        g.writeStringField("verdict", CallAttempts.verdict(a));
         g.writeStringField("rule", a.rule());
-        g.writeStringField("hint", a.hint());
-        g.writeStringField("decision", a.decision());
-        if (a.waitNanos() < 0) {
+        g.writeStringField("hint", a.serverHint().orElse(null));
+        g.writeStringField("decision", a.waitTime().isPresent() ? "retry" : "stop");
+        if (a.waitTime().isEmpty()) {
           g.writeNullField("wait_ms");
         } else {
-          millis(g, "wait_ms", a.waitNanos());
+          millis(g, "wait_ms", a.waitTime().get().toNanos());
         }
-        g.writeStringField("gave_up", a.gaveUp());
+        boolean last = a.number() == attempts.get(attempts.size() - 1).number();
+        g.writeStringField("gave_up", last ? calls.gaveUp() : null);
         g.writeEndObject();
       }
       g.writeEndArray();

@@ -1,6 +1,7 @@
 package dev.relent.cli;
 
 import dev.relent.Jitter;
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.Redactor;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
@@ -270,7 +271,7 @@ final class DemoCommand implements Callable<Integer> {
       if (j.request.id().equals("report") || j.request.id().equals("legacy-pay")) {
         kind = j.request.id();
       } else if (j.attempts.size() > 1) {
-        int first = j.attempts.get(0).status;
+        int first = j.attempts.get(0).status();
         kind = (j.request.id().startsWith("pay") ? "pay-" : "read-") + first;
       }
       if (kind != null && kinds.add(kind)) {
@@ -288,19 +289,19 @@ final class DemoCommand implements Callable<Integer> {
             ? "  Idempotency-Key " + job.key.substring(0, Math.min(8, job.key.length())) + "…"
             : job.request.method().equals("POST") ? "  (no Idempotency-Key)" : "";
     out.println("  " + job.request.id() + "  " + job.request.method() + " " + uri.getPath() + key);
-    for (BatchRecorder.Attempt a : job.attempts) {
-      String what = a.outcome == null ? "?" : a.outcome;
-      if (a.replayed) {
+    for (AttemptRecord a : job.attempts) {
+      String what = a.outcome();
+      if (a.replayed()) {
         what += ", replayed";
       }
-      if (a.hint != null && a.status >= 400) {
-        what += " (" + a.hint + ")";
+      if (a.serverHint().isPresent() && a.status() >= 400) {
+        what += " (" + a.serverHint().get() + ")";
       }
       out.printf(
           Locale.ROOT,
           "    t=%5.2f s  attempt %d  %-38s %s%n",
-          a.startNanos / 1e9,
-          a.number,
+          job.startNanos(a) / 1e9,
+          a.number(),
           what,
           decision(job, a));
     }
@@ -313,10 +314,10 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static String decision(BatchRecorder.Job job, BatchRecorder.Attempt a) {
-    if ("retry".equals(a.decision)) {
-      String wait = Format.duration(Duration.ofNanos(Math.max(0L, a.waitNanos)));
-      if (a.status == 429) {
+  private static String decision(BatchRecorder.Job job, AttemptRecord a) {
+    if (a.waitTime().isPresent()) {
+      String wait = Format.duration(a.waitTime().get());
+      if (a.status() == 429) {
         return "retry in " + wait + "; the pacer paused every worker";
       }
       if (job.key != null) {
@@ -324,13 +325,13 @@ final class DemoCommand implements Callable<Integer> {
       }
       return "retry in " + wait;
     }
-    if (a.replayed) {
+    if (a.replayed()) {
       return "success: the server replayed the stored answer";
     }
-    if (CallOutcome.isSuccess(a.status)) {
+    if (CallOutcome.isSuccess(a.status())) {
       return "success";
     }
-    return "stop (" + a.rule + ")";
+    return "stop (" + a.rule() + ")";
   }
 
   private static List<String> wrap(String text, int width) {
@@ -406,8 +407,8 @@ final class DemoCommand implements Callable<Integer> {
         if (j.item != null && j.item.success()) {
           paymentsOk++;
         }
-        for (BatchRecorder.Attempt a : j.attempts) {
-          if (a.replayed) {
+        for (AttemptRecord a : j.attempts) {
+          if (a.replayed()) {
             replayed++;
           }
         }

@@ -1,0 +1,132 @@
+package dev.relent.cli;
+
+import dev.relent.Verdict;
+import dev.relent.http.AttemptRecord;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The attempts of {@code relent call} as relent-http records them, one {@link AttemptRecord} each:
+ * kept for {@code --report} ({@link CallReport}) and, with {@code --verbose}, written as one line
+ * each on stderr. Everything in a record is already redacted; bodies are never read.
+ *
+ * <p>Design: the call's attempt listener hands over each record as its attempt is decided. A record
+ * with a wait is followed by another attempt, and its line is written at once. The last record has
+ * none; whether the executor gave up after it, and why, shows only in how the call ended, so its
+ * line waits for {@link #finish}, which follows at once. Records come on the thread that calls
+ * {@code send}, one at a time; not thread-safe otherwise.
+ */
+final class CallAttempts implements Consumer<AttemptRecord> {
+  private final String key;
+  private final PrintWriter verbose;
+  private final List<AttemptRecord> records = new ArrayList<>();
+  private String gaveUp;
+
+  /**
+   * @param key the idempotency key, shown whole in the lines, or null
+   * @param verbose where to write a line per attempt, or null for none
+   */
+  CallAttempts(String key, PrintWriter verbose) {
+    this.key = key;
+    this.verbose = verbose;
+  }
+
+  @Override
+  public void accept(AttemptRecord record) {
+    records.add(record);
+    if (record.waitTime().isPresent()) {
+      print(record, null);
+    }
+  }
+
+  /** The call ended so: the last attempt learns why the executor gave up after it, if it did. */
+  void finish(CallOutcome outcome) {
+    if (records.isEmpty()) {
+      return;
+    }
+    AttemptRecord last = records.get(records.size() - 1);
+    if (last.waitTime().isPresent()) {
+      // A give-up between attempts (no time left for the next one): the outcome reports it.
+      return;
+    }
+    gaveUp = gaveUp(last, outcome);
+    print(last, gaveUp);
+  }
+
+  /** Returns the attempts recorded, in order. */
+  List<AttemptRecord> records() {
+    return List.copyOf(records);
+  }
+
+  /** Why the executor gave up after the last attempt ({@code retries-exhausted}, ...), or null. */
+  String gaveUp() {
+    return gaveUp;
+  }
+
+  /**
+   * Why the executor stopped after an attempt that no other followed, as the reason of the call's
+   * end: none after a success or an answer it stops at (a 404, a held-back write's response);
+   * {@code not-retryable} after a network fault it does not retry; else the executor's reason.
+   */
+  private static String gaveUp(AttemptRecord last, CallOutcome outcome) {
+    if (last.verdict().kind() == Verdict.Kind.SUCCESS) {
+      return null;
+    }
+    switch (outcome.reason()) {
+      case "success":
+      case "http-error":
+      case "error":
+        return null;
+      case "not-resent":
+      case "fault-not-retried":
+        return last.status() < 0 ? "not-retryable" : null;
+      default:
+        return outcome.reason();
+    }
+  }
+
+  private void print(AttemptRecord a, String gaveUp) {
+    if (verbose != null) {
+      verbose.println(line(a, gaveUp));
+      verbose.flush();
+    }
+  }
+
+  /** The {@code --verbose} line: key=value pairs like relent-http's log, quoted where free. */
+  private String line(AttemptRecord a, String gaveUp) {
+    StringBuilder s = new StringBuilder(200).append("relent: attempt=").append(a.number());
+    s.append(" start=").append(Format.duration(a.start()));
+    s.append(" method=").append(a.method());
+    s.append(" endpoint=").append(a.endpoint());
+    quoted(s, "idempotency-key", key);
+    quoted(s, "outcome", a.outcome());
+    quoted(s, "request-id", a.requestId().orElse(null));
+    quoted(s, "wait-headers", a.waitHeaders().orElse(null));
+    quoted(s, "via", a.via().orElse(null));
+    String decision = verdict(a) + ": " + a.rule();
+    quoted(s, "decision", gaveUp != null ? "give up: " + gaveUp + ", last " + decision : decision);
+    a.waitTime().ifPresent(w -> s.append(" wait=").append(Format.duration(w)));
+    quoted(s, "hint", a.serverHint().orElse(null));
+    s.append(" took=").append(Format.duration(a.duration().orElse(Duration.ZERO)));
+    return s.toString();
+  }
+
+  /** The verdict's kind: {@code success}, {@code retry} or {@code abort}. */
+  static String verdict(AttemptRecord a) {
+    return Format.slug(a.verdict().kind());
+  }
+
+  /** The network fault ({@code reset}, {@code read-timeout}, ...), or null when an answer came. */
+  static String fault(AttemptRecord a) {
+    return a.fault().map(Format::slug).orElse(a.status() < 0 ? "not-a-network-fault" : null);
+  }
+
+  private static void quoted(StringBuilder s, String name, String value) {
+    if (value != null) {
+      s.append(' ').append(name).append("=\"").append(value.replace('"', '\'')).append('"');
+    }
+  }
+}
