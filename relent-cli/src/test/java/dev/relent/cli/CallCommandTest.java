@@ -192,7 +192,10 @@ class CallCommandTest {
     assertThat(run.out()).isEqualTo("down");
     assertThat(run.err())
         .startsWith("relent: gave up after 3 attempts in ")
-        .contains("(last: HTTP 503, rule retry: http-503; all 2 retries used)");
+        .contains(
+            "(last: HTTP 503 from GET "
+                + url(server, "/down")
+                + ", rule retry: http-503; all 2 retries used)");
     assertThat(requests(server, "/down")).isEqualTo(3);
     JsonNode r = report(file);
     assertThat(texts(r.get("attempts"), "decision")).containsExactly("retry", "retry", "stop");
@@ -447,7 +450,9 @@ class CallCommandTest {
       assertThat(run.err())
           .startsWith("relent: quota exhausted after 1 attempt in ")
           .contains(
-              "(last: HTTP 429, rule retry: http-429; Retry-After: 86400: the quota resets in"
+              "(last: HTTP 429 from GET "
+                  + server.uri("/q")
+                  + ", rule retry: http-429; Retry-After: 86400: the quota resets in"
                   + " 86400 s; waiting a while will not help; retry at ");
       JsonNode outcome = report(file).get("outcome");
       assertThat(outcome.get("reason").asText()).isEqualTo("quota-exhausted");
