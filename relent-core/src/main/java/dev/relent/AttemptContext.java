@@ -1,8 +1,14 @@
 package dev.relent;
 
+import java.time.Duration;
+
 /**
  * What an attempt may know about itself: its number and its time limit. Passed to {@link
  * ContextualSupplier} and {@link AsyncSupplier}; valid only for the attempt it was passed to.
+ *
+ * <p>Times come as {@link Duration}s ({@link #timeout()}, {@link #elapsed()}); the {@code
+ * ...Nanos()} forms give the same values without allocating, for adapters that map them onto a
+ * client's own timeout on every attempt.
  */
 public interface AttemptContext {
   /**
@@ -31,9 +37,27 @@ public interface AttemptContext {
   long timeoutNanos();
 
   /**
+   * Returns how long this attempt may take, as {@link #timeoutNanos()} does.
+   *
+   * @return more than zero
+   */
+  default Duration timeout() {
+    return Duration.ofNanos(timeoutNanos());
+  }
+
+  /**
    * Returns the time since the operation's first attempt began.
    *
    * @return nanoseconds, zero or more
    */
   long elapsedNanos();
+
+  /**
+   * Returns the time since the operation's first attempt began, as {@link #elapsedNanos()} does.
+   *
+   * @return zero or more
+   */
+  default Duration elapsed() {
+    return Duration.ofNanos(elapsedNanos());
+  }
 }

@@ -1,12 +1,13 @@
 package dev.relent.sim;
 
+import static dev.relent.sim.Numbers.atMost;
+import static dev.relent.sim.Numbers.decimals;
+
 import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.RetryBudget;
-import dev.relent.sim.internal.EventHeap;
-import dev.relent.sim.internal.VirtualTime;
 import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,25 +30,10 @@ import java.util.stream.IntStream;
  * trial: <em>calls</em>, the WRITEs the server handled (successes + failures, at least N), and
  * <em>completion time</em>, when the last client receives its successful WRITE reply.
  *
- * <p>Strategies, base 5 ms, cap 2000 ms, {@code expo(n) = min(cap, base * 2^n)} with the first
- * retry at n = 1:
- *
- * <ul>
- *   <li>{@code none}: sleep 0;
- *   <li>{@code exponential}, {@code full}, {@code equal}, {@code decorrelated}: Relent's {@link
- *       Backoff} with base 5 ms, cap 2000 ms and {@link Jitter#NONE}, {@link Jitter#FULL}, {@link
- *       Jitter#EQUAL} or {@link Jitter#DECORRELATED}, called as {@code delayNanos(n + 1, previous,
- *       draw)}: Relent numbers retries from 1 with window {@code base * 2^(retry-1)}, so retry
- *       {@code n + 1} has the study's window {@code base * 2^n}. Decorrelated starts from {@code
- *       previous = base} and draws {@code U(base, min(cap, 3 * previous))}, Relent's form with the
- *       jitter inside the cap; the study's {@code min(cap, U(base, 3 * s))} differs only once
- *       {@code 3 * s} exceeds the cap;
- *   <li>{@code relent-default}: Relent's default policy run by the real {@link RelentExecutor} on
- *       virtual time (base 500 ms, cap 30 s, full jitter, at most 5 retries, 30 s deadline): a
- *       client may give up;
- *   <li>{@code relent-budget}: the same with one {@link RetryBudget#ofDefaults()} shared by all the
- *       clients (10 % of first attempts plus 10 retries per second over 10 s).
- * </ul>
+ * <p>The {@link Strategy strategies}, base 5 ms, cap 2000 ms, {@code expo(n) = min(cap, base *
+ * 2^n)} with the first retry at n = 1, are the study's four and none, on a primitive event heap,
+ * and Relent's default policy run by the real {@link RelentExecutor} on virtual time, alone and
+ * with a shared retry budget.
  *
  * <p>Deterministic: trial t at N clients uses a {@link SplittableRandom} seeded from (seed, N, t)
  * for the network and {@link RandomSource#seeded} for the jitter; every strategy sees the same
@@ -55,18 +41,8 @@ import java.util.stream.IntStream;
  *
  * <p>Defaults: seed 1, 100 trials, N = 10, 20, ... 190. Immutable and thread-safe once built.
  */
-public final class Contention {
-  /** The study's strategies and Relent's own, in the order of the table and the CSV. */
-  public static final List<String> STRATEGIES =
-      List.of(
-          "none",
-          "exponential",
-          "full",
-          "equal",
-          "decorrelated",
-          "relent-default",
-          "relent-budget");
-
+public final class Contention
+    extends AbstractModel<Contention.Cell, Contention.Row, Contention.Result> {
   /** The study's base delay: 5 ms. */
   public static final Duration BASE = Duration.ofMillis(5);
 
@@ -76,22 +52,79 @@ public final class Contention {
   static final double DELAY_MEAN_MS = 10;
   static final double DELAY_SD_MS = 2;
 
-  private static final Backoff[] STUDY_BACKOFFS = {
-    null, study(Jitter.NONE), study(Jitter.FULL), study(Jitter.EQUAL), study(Jitter.DECORRELATED)
-  };
+  static final Metric<Row> CALLS =
+      Metric.number("calls", "calls", Row::calls, decimals(2), decimals(0));
+  static final Metric<Row> TIME =
+      Metric.number("time_ms", "time_ms", Row::timeMs, decimals(2), decimals(0));
+  static final Metric<Row> GAVE_UP = Metric.tableOnly("gave up", Row::gaveUp, atMost(2));
+  static final Metric<Row> STRATEGY = Metric.text("strategy", r -> r.strategy().label());
 
-  private final long seed;
-  private final int trials;
-  private final int[] clients;
+  /**
+   * The model's metrics, in the order of the CSV (strategy, clients, calls, time_ms); the tables
+   * show calls, time and the clients that gave up as grids, a line per N and a column per strategy.
+   */
+  static final List<Metric<Row>> METRICS =
+      List.of(
+          STRATEGY,
+          Metric.csvOnly("clients", r -> String.valueOf(r.clients())),
+          CALLS,
+          TIME,
+          GAVE_UP);
 
-  private Contention(Builder b) {
-    this.seed = b.seed;
-    this.trials = b.trials;
-    this.clients = b.clients.clone();
+  /**
+   * The strategies, in the order of the table and the CSV, which call them by their {@link #label()
+   * labels}: {@code none}, {@code exponential}, {@code full}, {@code equal}, {@code decorrelated},
+   * {@code relent-default}, {@code relent-budget}. The study's (none to decorrelated) call Relent's
+   * {@link Backoff} as {@code delayNanos(n + 1, previous, draw)}: Relent numbers retries from 1
+   * with window {@code base * 2^(retry-1)}, so retry {@code n + 1} has the study's window {@code
+   * base * 2^n}.
+   */
+  public enum Strategy implements Legend {
+    /** Sleep 0: retry at once. */
+    NONE(null),
+    /** {@link Jitter#NONE}: {@code expo(n)}. */
+    EXPONENTIAL(Jitter.NONE),
+    /** {@link Jitter#FULL}: {@code U(0, expo(n))}. */
+    FULL(Jitter.FULL),
+    /** {@link Jitter#EQUAL}: {@code expo(n)/2 + U(0, expo(n)/2)}. */
+    EQUAL(Jitter.EQUAL),
+    /**
+     * {@link Jitter#DECORRELATED}: starts from {@code previous = base} and draws {@code U(base,
+     * min(cap, 3 * previous))}, Relent's form with the jitter inside the cap; the study's {@code
+     * min(cap, U(base, 3 * s))} differs only once {@code 3 * s} exceeds the cap.
+     */
+    DECORRELATED(Jitter.DECORRELATED),
+    /**
+     * Relent's default policy run by the real executor on virtual time (base 500 ms, cap 30 s, full
+     * jitter, at most 5 retries, 30 s deadline): a client may give up.
+     */
+    RELENT_DEFAULT(null),
+    /**
+     * The same with one {@link RetryBudget#ofDefaults()} shared by all the clients (10 % of first
+     * attempts plus 10 retries per second over 10 s).
+     */
+    RELENT_BUDGET(null);
+
+    private final Backoff backoff;
+
+    Strategy(Jitter jitter) {
+      this.backoff =
+          jitter == null
+              ? null
+              : Backoff.builder().withBase(BASE).withCap(CAP).withJitter(jitter).build();
+    }
+
+    /** Returns whether this is one of the study's strategies, which run without an executor. */
+    boolean study() {
+      return compareTo(RELENT_DEFAULT) < 0;
+    }
   }
 
-  private static Backoff study(Jitter jitter) {
-    return Backoff.builder().withBase(BASE).withCap(CAP).withJitter(jitter).build();
+  private final List<Integer> clients;
+
+  private Contention(Builder b) {
+    super(b);
+    this.clients = IntStream.of(b.clients).boxed().toList();
   }
 
   /**
@@ -103,50 +136,48 @@ public final class Contention {
     return new Builder();
   }
 
-  /**
-   * Runs every strategy at every client count.
-   *
-   * @return the means over the trials
-   */
-  public Result run() {
-    int cells = STRATEGIES.size() * clients.length;
-    Row[] rows =
-        IntStream.range(0, cells)
-            .parallel()
-            .mapToObj(i -> cell(i / clients.length, clients[i % clients.length]))
-            .toArray(Row[]::new);
-    return new Result(seed, trials, List.of(rows));
-  }
-
-  private Row cell(int strategy, int n) {
-    long calls = 0;
-    long failures = 0;
-    long gaveUp = 0;
-    double timeMs = 0;
-    for (int t = 0; t < trials; t++) {
-      long s = trialSeed(seed, n, t);
-      Trial trial = strategy < 5 ? studyTrial(strategy, n, s) : relentTrial(strategy == 6, n, s);
-      calls += trial.calls;
-      failures += trial.failures;
-      gaveUp += trial.gaveUp;
-      timeMs += trial.completionNanos / 1e6;
+  /** Every strategy at every client count, strategy by strategy. */
+  @Override
+  List<Cell> cells() {
+    List<Cell> cells = new ArrayList<>();
+    for (Strategy s : Strategy.values()) {
+      for (int n : clients) {
+        cells.add(new Cell(s, n));
+      }
     }
-    return new Row(
-        STRATEGIES.get(strategy),
-        n,
-        (double) calls / trials,
-        timeMs / trials,
-        (double) failures / trials,
-        (double) gaveUp / trials);
+    return cells;
   }
 
-  /** The seed of trial {@code t} at {@code n} clients: a function of the three numbers only. */
-  static long trialSeed(long seed, int n, int t) {
-    return new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (n * 1_000_003L + t + 1))).nextLong();
+  record Cell(Strategy strategy, int clients) {}
+
+  @Override
+  Row row(Cell cell) {
+    Strategy strategy = cell.strategy();
+    int n = cell.clients();
+    Mean m =
+        mean(
+            n,
+            seed ->
+                (strategy.study()
+                        ? studyTrial(strategy, n, seed)
+                        : relentTrial(strategy == Strategy.RELENT_BUDGET, n, seed))
+                    .sample());
+    double[] f = m.figures();
+    return new Row(strategy, n, f[0], f[1], f[2], f[3]);
+  }
+
+  @Override
+  Result result(List<Row> rows) {
+    return new Result(settings, clients, rows);
   }
 
   /** One trial's counts. */
-  record Trial(long calls, long failures, long successes, long gaveUp, long completionNanos) {}
+  record Trial(long calls, long failures, long successes, long gaveUp, long completionNanos) {
+    /** The figures of a {@link Row}: calls, time in ms, failures, clients that gave up. */
+    Sample sample() {
+      return new Sample(new double[] {calls, completionNanos / 1e6, failures, gaveUp});
+    }
+  }
 
   static long networkDelay(SplittableRandom rng) {
     return (long) (Math.abs(DELAY_MEAN_MS + DELAY_SD_MS * rng.nextGaussian()) * 1e6);
@@ -155,12 +186,12 @@ public final class Contention {
   /**
    * A study strategy on a primitive event heap: two event kinds per call (READ and WRITE arriving
    * at the server), since a reply and the client's next message can be folded into one delay (the
-   * client does nothing else meanwhile).
+   * client does nothing else meanwhile). The heap's times are this trial's own: no Relent class
+   * reads a clock here, only the pure {@link Backoff#delayNanos}.
    */
-  static Trial studyTrial(int strategy, int n, long seed) {
+  static Trial studyTrial(Strategy strategy, int n, long seed) {
     SplittableRandom net = new SplittableRandom(seed);
-    RandomSource jitter = RandomSource.seeded(seed ^ 0x5DEECE66DL);
-    Backoff backoff = STUDY_BACKOFFS[strategy];
+    RandomSource jitter = Simulation.jitter(seed);
     long baseNanos = BASE.toNanos();
     int[] readVersion = new int[n];
     int[] retry = new int[n];
@@ -196,7 +227,7 @@ public final class Contention {
       failures++;
       int r = ++retry[client];
       long sleep = 0;
-      if (backoff != null) {
+      if (strategy.backoff != null) {
         sleep = studySleep(strategy, r, previous[client], jitter.nextDouble());
         previous[client] = sleep;
       }
@@ -211,43 +242,44 @@ public final class Contention {
    * study's window is {@code min(cap, base * 2^n)}; Relent's retry {@code r} has the window {@code
    * min(cap, base * 2^(r-1))}, so the study's retry n is Relent's retry n + 1.
    *
-   * @param strategy 0 ({@code none}) to 4 ({@code decorrelated})
+   * @param strategy one of the study's, {@code none} to {@code decorrelated}
    * @param n the study's retry counter, &ge; 1
    * @param previousNanos the previous sleep ({@code base} before the first retry); used by
    *     decorrelated jitter only
    * @param draw a uniform draw in [0, 1]
    * @return the sleep in nanoseconds
    */
-  static long studySleep(int strategy, int n, long previousNanos, double draw) {
-    Backoff backoff = STUDY_BACKOFFS[strategy];
+  static long studySleep(Strategy strategy, int n, long previousNanos, double draw) {
+    Backoff backoff = strategy.backoff;
     return backoff == null ? 0 : backoff.delayNanos(n + 1, previousNanos, draw);
   }
 
   /** Relent's default policy, run by the real executor on virtual time. */
   static Trial relentTrial(boolean budget, int n, long seed) {
     SplittableRandom net = new SplittableRandom(seed);
-    VirtualTime time = new VirtualTime();
+    Simulation sim = new Simulation();
     RelentExecutor.Builder<Boolean> b =
-        RelentExecutor.<Boolean>builder(RetryPolicy.ofDefaults())
-            .retryIf(ok -> !ok)
-            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
+        sim.<Boolean>executor(RetryPolicy.ofDefaults(), seed).retryIf(ok -> !ok);
     if (budget) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }
     RelentExecutor<Boolean> executor = b.build();
     long[] state = new long[6]; // version, calls, failures, successes, gaveUp, completion
     for (int i = 0; i < n; i++) {
-      time.at(
+      sim.at(
           0,
           () ->
               executor
                   .getAsync(
                       ctx -> {
                         CompletableFuture<Boolean> reply = new CompletableFuture<>();
-                        time.schedule(
+                        // READ on its way; its answer and the WRITE; the WRITE's answer.
+                        sim.after(
+                            networkDelay(net),
                             () -> {
                               long read = state[0];
-                              time.schedule(
+                              sim.after(
+                                  networkDelay(net) + networkDelay(net),
                                   () -> {
                                     state[1]++;
                                     boolean ok = read == state[0];
@@ -256,31 +288,29 @@ public final class Contention {
                                     } else {
                                       state[2]++;
                                     }
-                                    time.schedule(() -> reply.complete(ok), networkDelay(net));
-                                  },
-                                  networkDelay(net) + networkDelay(net));
-                            },
-                            networkDelay(net));
+                                    sim.answer(reply, ok, networkDelay(net));
+                                  });
+                            });
                         return reply;
                       })
                   .whenComplete(
                       (ok, error) -> {
                         if (error == null) {
                           state[3]++;
-                          state[5] = Math.max(state[5], time.read());
+                          state[5] = Math.max(state[5], sim.now());
                         } else {
                           state[4]++;
                         }
                       }));
     }
-    time.run();
+    sim.run();
     return new Trial(state[1], state[2], state[3], state[4], state[5]);
   }
 
   /**
    * One line of the table: the means over the trials for one strategy and client count.
    *
-   * @param strategy the strategy's name, one of {@link #STRATEGIES}
+   * @param strategy the strategy
    * @param clients N
    * @param calls mean WRITEs handled by the server
    * @param timeMs mean completion time: when the last successful client got its reply, in ms
@@ -288,144 +318,59 @@ public final class Contention {
    * @param gaveUp mean clients that gave up without a successful write (Relent's policies only)
    */
   public record Row(
-      String strategy, int clients, double calls, double timeMs, double failures, double gaveUp) {}
+      Strategy strategy,
+      int clients,
+      double calls,
+      double timeMs,
+      double failures,
+      double gaveUp) {}
 
   /** The outcome of a run: one {@link Row} per strategy and client count. Immutable. */
-  public static final class Result implements ModelResult {
-    private final long seed;
-    private final int trials;
-    private final List<Row> rows;
+  public static final class Result extends AbstractResult<Row, Result> {
+    private final List<Integer> clients;
 
-    Result(long seed, int trials, List<Row> rows) {
-      this.seed = seed;
-      this.trials = trials;
-      this.rows = List.copyOf(rows);
-    }
-
-    /**
-     * Returns the rows, strategy by strategy in the order of {@link #STRATEGIES}, clients
-     * ascending.
-     *
-     * @return the rows
-     */
-    public List<Row> rows() {
-      return rows;
+    Result(AbstractBuilder.Settings settings, List<Integer> clients, List<Row> rows) {
+      super("contention", settings, rows, METRICS, ContentionReport::table, ContentionReport::html);
+      this.clients = clients;
     }
 
     /**
      * Returns the row of one strategy and client count.
      *
-     * @param strategy a strategy name
+     * @param strategy a strategy
      * @param clients N
      * @return the row
-     * @throws IllegalArgumentException if there is no such row
+     * @throws IllegalArgumentException if {@code clients} was not run
      */
-    public Row row(String strategy, int clients) {
-      for (Row r : rows) {
-        if (r.strategy().equals(strategy) && r.clients() == clients) {
-          return r;
-        }
+    public Row row(Strategy strategy, int clients) {
+      int i = this.clients.indexOf(clients);
+      if (i < 0) {
+        throw new IllegalArgumentException(
+            "no row for " + strategy.label() + " at " + clients + " clients");
       }
-      throw new IllegalArgumentException("no row for " + strategy + " at " + clients + " clients");
+      return rows().get(strategy.ordinal() * this.clients.size() + i);
     }
 
     /**
-     * Returns the seed of the run.
-     *
-     * @return the seed
-     */
-    public long seed() {
-      return seed;
-    }
-
-    /**
-     * Returns the trials per cell.
-     *
-     * @return the number of trials
-     */
-    public int trials() {
-      return trials;
-    }
-
-    /**
-     * Returns the client counts, ascending.
+     * Returns the client counts, ascending. The rows are strategy by strategy in the order of
+     * {@link Strategy}, clients ascending.
      *
      * @return N values
      */
     public List<Integer> clients() {
-      List<Integer> out = new ArrayList<>();
-      for (Row r : rows) {
-        if (r.strategy().equals(STRATEGIES.get(0))) {
-          out.add(r.clients());
-        }
-      }
-      return out;
-    }
-
-    @Override
-    public String model() {
-      return "contention";
-    }
-
-    @Override
-    public String table() {
-      return ContentionReport.table(this);
-    }
-
-    @Override
-    public String csv() {
-      StringBuilder sb = new StringBuilder("strategy,clients,calls,time_ms\n");
-      for (Row r : rows) {
-        sb.append(r.strategy())
-            .append(',')
-            .append(r.clients())
-            .append(',')
-            .append(Numbers.fixed(r.calls(), 2))
-            .append(',')
-            .append(Numbers.fixed(r.timeMs(), 2))
-            .append('\n');
-      }
-      return sb.toString();
-    }
-
-    @Override
-    public String html() {
-      return ContentionReport.html(this);
+      return clients;
     }
   }
 
   /**
-   * Builds a {@link Contention} run. Mutable and not thread-safe; {@link #build()} copies the
-   * settings.
+   * Builds a {@link Contention} run: seed 1, 100 trials and N = 10, 20, ... 190 unless told
+   * otherwise. Mutable and not thread-safe; {@link #build()} copies the settings.
    */
-  public static final class Builder {
-    private long seed = 1;
-    private int trials = 100;
+  public static final class Builder extends AbstractBuilder<Builder, Contention> {
     private int[] clients = IntStream.rangeClosed(1, 19).map(i -> i * 10).toArray();
 
-    Builder() {}
-
-    /**
-     * Sets the seed; default 1.
-     *
-     * @param seed any value
-     * @return this builder
-     */
-    public Builder withSeed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    /**
-     * Sets the trials per strategy and client count; default 100.
-     *
-     * @param trials from 1 to 100 000
-     * @return this builder
-     * @throws IllegalArgumentException if {@code trials} is outside [1, 100000]
-     */
-    public Builder withTrials(int trials) {
-      this.trials = Numbers.requireTrials(trials);
-      return this;
+    Builder() {
+      super(100, Contention::new);
     }
 
     /**
@@ -453,15 +398,6 @@ public final class Contention {
       }
       this.clients = counts.clone();
       return this;
-    }
-
-    /**
-     * Returns the run with the current settings.
-     *
-     * @return a new run, immutable
-     */
-    public Contention build() {
-      return new Contention(this);
     }
   }
 }

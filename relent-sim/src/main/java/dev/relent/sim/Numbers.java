@@ -2,6 +2,7 @@ package dev.relent.sim;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.function.DoubleFunction;
 
 /** How the simulator prints numbers: a dot, no grouping, no locale, fixed or trimmed decimals. */
 final class Numbers {
@@ -14,12 +15,8 @@ final class Numbers {
     if (!Double.isFinite(value)) {
       return String.valueOf(value);
     }
-    String text =
-        BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).toPlainString();
-    return text.startsWith("-")
-            && BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).signum() == 0
-        ? text.substring(1)
-        : text;
+    // A BigDecimal zero has no sign, so a value that rounds to zero never prints as "-0.00".
+    return BigDecimal.valueOf(value).setScale(decimals, RoundingMode.HALF_UP).toPlainString();
   }
 
   /** At most {@code decimals} places, trailing zeros dropped: {@code 12.5}, {@code 3}. */
@@ -32,6 +29,21 @@ final class Numbers {
       return "0";
     }
     return d.stripTrailingZeros().toPlainString();
+  }
+
+  /** The format of {@link #fixed(double, int)} with the given decimals, for a {@link Metric}. */
+  static DoubleFunction<String> decimals(int decimals) {
+    return v -> fixed(v, decimals);
+  }
+
+  /** The format of {@link #trim(double, int)} with at most the given decimals. */
+  static DoubleFunction<String> atMost(int decimals) {
+    return v -> trim(v, decimals);
+  }
+
+  /** "1 trial", "3 trials". */
+  static String trials(int trials) {
+    return trials + (trials == 1 ? " trial" : " trials");
   }
 
   static int requireTrials(int trials) {

@@ -1,16 +1,17 @@
 package dev.relent.sim;
 
+import static dev.relent.sim.Numbers.decimals;
+
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
-import dev.relent.sim.internal.VirtualTime;
-import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -24,41 +25,21 @@ import java.util.function.Supplier;
  * most {@value #BUCKET} held): a request finding no token gets a 429 after {@value #REJECT_MILLIS}
  * ms with {@code Retry-After} the whole seconds until the next token (at least 1); an accepted one
  * answers 200 after U(1 s, 3 s), 2 s on average, with {@code RateLimit} headers (limit, remaining
- * tokens). The physical limit is 600 at 120/min = {@value #PHYSICAL_LIMIT_SECONDS} s. In the {@code
- * shared} scenario another caller on the same account sends a burst of 10 requests every 30 s
- * (20/min); in {@code alone} it does not.
+ * tokens). The physical limit is 600 at 120/min = {@value #PHYSICAL_LIMIT_SECONDS} s. In the {@link
+ * Scenario#SHARED shared} scenario another caller on the same account sends a burst of 10 requests
+ * every 30 s (20/min); {@link Scenario#ALONE alone} it does not.
  *
- * <p>Strategies (all retry 429s without a retry limit, within a one-hour deadline):
- *
- * <ul>
- *   <li>{@code burst}: send everything at once, then retry as the executor's default policy says
- *       (full jitter, at least the {@code Retry-After});
- *   <li>{@code fixed-90}: Relent's pacer at the operating target 90/min (one start every 667 ms);
- *   <li>{@code relent-known}: the pacer at the limit read from the {@code RateLimit} headers,
- *       120/min, and a response with no tokens left pauses it until the next one;
- *   <li>{@code relent-unknown}: the limit is unknown, so the pacer runs at a guess, 300/min, and
- *       only a 429's {@code Retry-After} pauses it for every request that shares it;
- *   <li>{@code aimd}: a reference adaptive client that is not Relent: additive increase of 1/min
- *       per success from 60/min, halving the rate on a 429 (at most once per second) and pausing
- *       for the {@code Retry-After}.
- * </ul>
- *
- * <p>The Relent strategies hold a {@link ConcurrencyLimit} of 8 slots (its default size) so that
- * only a few requests have reserved a start at any time and a pause reaches the rest; without it,
- * all 600 starts would be reserved at t = 0 and a pause would come too late for them.
+ * <p>Every {@link Strategy} retries 429s without a retry limit, within a one-hour deadline. The
+ * Relent strategies hold a {@link ConcurrencyLimit} of 8 slots (its default size) so that only a
+ * few requests have reserved a start at any time and a pause reaches the rest; without it, all 600
+ * starts would be reserved at t = 0 and a pause would come too late for them.
  *
  * <p>Measured: completion time (the last success), 429s received, peak concurrency (our requests in
  * flight at once), attempts, and the requests that finally failed. Defaults: seed 1, 10 trials.
  * Immutable and thread-safe once built.
  */
-public final class PacedQueue {
-  /** The strategies, in the order of the table and the CSV. */
-  public static final List<String> STRATEGIES =
-      List.of("burst", "fixed-90", "relent-known", "relent-unknown", "aimd");
-
-  /** The scenarios: this client alone, or sharing the account with another caller. */
-  public static final List<String> SCENARIOS = List.of("alone", "shared");
-
+public final class PacedQueue
+    extends AbstractModel<PacedQueue.Cell, PacedQueue.Row, PacedQueue.Result> {
   /** Requests in the queue. */
   public static final int REQUESTS = 600;
 
@@ -82,12 +63,93 @@ public final class PacedQueue {
   private static final long SECOND = 1_000_000_000L;
   private static final long TOKEN_NANOS = 60 * SECOND / LIMIT_PER_MINUTE;
 
-  private final long seed;
-  private final int trials;
+  /**
+   * The model's metrics, in the order of the table and the CSV; the CSV holds the physical limit
+   * where the table shows the time over it.
+   */
+  static final List<Metric<Row>> METRICS =
+      List.of(
+          Metric.text("strategy", r -> r.strategy().label()),
+          Metric.text("scenario", r -> r.scenario().label()),
+          Metric.number("time_s", "time (s)", Row::timeSeconds, decimals(2), decimals(1)),
+          Metric.csvOnly("limit_s", r -> String.valueOf(PHYSICAL_LIMIT_SECONDS)),
+          Metric.tableOnly(
+              "vs " + PHYSICAL_LIMIT_SECONDS + " s limit",
+              r -> r.timeSeconds() / PHYSICAL_LIMIT_SECONDS,
+              v -> Numbers.fixed(v, 2) + "×"),
+          Metric.number("throttled", "429s", Row::throttled, decimals(1), decimals(1)),
+          Metric.number(
+              "peak_concurrency",
+              "peak concurrency",
+              Row::peakConcurrency,
+              decimals(1),
+              decimals(1)),
+          Metric.number("attempts", "attempts", Row::attempts, decimals(1), decimals(1)),
+          Metric.number("failed", "failed", Row::failed, decimals(1), decimals(1)),
+          Metric.number(
+              "other_throttled",
+              "other caller's 429s",
+              Row::otherThrottled,
+              decimals(1),
+              decimals(1)));
+
+  /**
+   * The strategies, in the order of the table and the CSV; the tables, the CSV and the charts call
+   * them by their {@link #label() labels}: {@code burst}, {@code fixed-90}, {@code relent-known},
+   * {@code relent-unknown}, {@code aimd}.
+   */
+  public enum Strategy implements Legend {
+    /**
+     * Send everything at once, then retry as the executor's default policy says (full jitter, at
+     * least the {@code Retry-After}).
+     */
+    BURST(0),
+    /** Relent's pacer at the operating target 90/min (one start every 667 ms). */
+    FIXED_90(90),
+    /**
+     * The pacer at the limit read from the {@code RateLimit} headers, 120/min, and a response with
+     * no tokens left pauses it until the next one.
+     */
+    RELENT_KNOWN(LIMIT_PER_MINUTE),
+    /**
+     * The limit is unknown, so the pacer runs at a guess, 300/min, and only a 429's {@code
+     * Retry-After} pauses it for every request that shares it.
+     */
+    RELENT_UNKNOWN(300),
+    /**
+     * A reference adaptive client that is not Relent: additive increase of 1/min per success from
+     * 60/min, halving the rate on a 429 (at most once per second) and pausing for the {@code
+     * Retry-After}.
+     */
+    AIMD(0);
+
+    /** The pacer's rate per minute, or 0 for none. */
+    private final int perMinute;
+
+    Strategy(int perMinute) {
+      this.perMinute = perMinute;
+    }
+  }
+
+  /** Whether this client has the account to itself. */
+  public enum Scenario {
+    /** This client alone on the account. */
+    ALONE,
+    /** Another caller on the same account sends a burst of 10 requests every 30 s. */
+    SHARED;
+
+    /**
+     * Returns the name as the table and the CSV spell it.
+     *
+     * @return {@code alone} or {@code shared}
+     */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
 
   private PacedQueue(Builder b) {
-    this.seed = b.seed;
-    this.trials = b.trials;
+    super(b);
   }
 
   /**
@@ -99,64 +161,39 @@ public final class PacedQueue {
     return new Builder();
   }
 
-  /**
-   * Runs every strategy in both scenarios.
-   *
-   * @return the means over the trials
-   */
-  public Result run() {
-    List<Row> rows = new ArrayList<>();
-    for (int scenario = 0; scenario < SCENARIOS.size(); scenario++) {
-      for (int strategy = 0; strategy < STRATEGIES.size(); strategy++) {
-        rows.add(cell(strategy, scenario == 1));
+  /** Every strategy in both scenarios, {@code alone} first. */
+  @Override
+  List<Cell> cells() {
+    List<Cell> cells = new ArrayList<>();
+    for (Scenario scenario : Scenario.values()) {
+      for (Strategy strategy : Strategy.values()) {
+        cells.add(new Cell(strategy, scenario));
       }
     }
-    return new Result(seed, trials, rows);
+    return cells;
   }
 
-  private Row cell(int strategy, boolean shared) {
-    double time = 0;
-    double throttled = 0;
-    double peak = 0;
-    double attempts = 0;
-    double failed = 0;
-    double other = 0;
-    double[] done = new double[STEPS];
-    double[] rejected = new double[STEPS];
-    for (int t = 0; t < trials; t++) {
-      Trial trial = trial(strategy, shared, Contention.trialSeed(seed, -2, t));
-      time += trial.completionNanos() / 1e9;
-      throttled += trial.throttled();
-      peak += trial.peakConcurrency();
-      attempts += trial.attempts();
-      failed += trial.failed();
-      other += trial.otherThrottled();
-      for (int i = 0; i < STEPS; i++) {
-        done[i] += trial.donePerStep()[i];
-        rejected[i] += trial.throttledPerStep()[i];
-      }
-    }
-    List<Double> progress = new ArrayList<>();
-    List<Double> throttles = new ArrayList<>();
-    double sumDone = 0;
-    double sumRejected = 0;
-    for (int i = 0; i < STEPS; i++) {
-      sumDone += done[i] / trials;
-      sumRejected += rejected[i] / trials;
-      progress.add(sumDone);
-      throttles.add(sumRejected);
-    }
+  record Cell(Strategy strategy, Scenario scenario) {}
+
+  @Override
+  Row row(Cell cell) {
+    Mean m = mean(-2, seed -> trial(cell.strategy(), cell.scenario(), seed).sample());
+    double[] f = m.figures();
+    List<Double> done = soFar(m, 0);
+    List<Double> rejected = soFar(m, 1);
     return new Row(
-        STRATEGIES.get(strategy),
-        SCENARIOS.get(shared ? 1 : 0),
-        time / trials,
-        throttled / trials,
-        peak / trials,
-        attempts / trials,
-        failed / trials,
-        other / trials,
-        progress,
-        throttles);
+        cell.strategy(), cell.scenario(), f[0], f[1], f[2], f[3], f[4], f[5], done, rejected);
+  }
+
+  @Override
+  Result result(List<Row> rows) {
+    return new Result(settings, rows);
+  }
+
+  /** A series of means per step as running totals: what happened by the end of each step. */
+  private static List<Double> soFar(Mean m, int series) {
+    double[] total = {0};
+    return m.series(series, v -> total[0] += v);
   }
 
   /**
@@ -185,22 +222,32 @@ public final class PacedQueue {
       long peakConcurrency,
       long completionNanos,
       long[] donePerStep,
-      long[] throttledPerStep) {}
+      long[] throttledPerStep) {
+    /** The figures of a {@link Row} in its order, and the successes and 429s per step. */
+    Sample sample() {
+      return new Sample(
+          new double[] {
+            completionNanos / 1e9, throttled, peakConcurrency, attempts, failed, otherThrottled
+          },
+          donePerStep,
+          throttledPerStep);
+    }
+  }
 
   /** The server: a token bucket, kept in exact nanoseconds of credit. */
   static final class Server {
-    private final VirtualTime time;
+    private final Simulation sim;
     private final SplittableRandom rng;
     private long credit = BUCKET * TOKEN_NANOS;
     private long updated;
 
-    Server(VirtualTime time, SplittableRandom rng) {
-      this.time = time;
+    Server(Simulation sim, SplittableRandom rng) {
+      this.sim = sim;
       this.rng = rng;
     }
 
     private void refill() {
-      long now = time.read();
+      long now = sim.now();
       credit = Math.min(BUCKET * TOKEN_NANOS, credit + (now - updated));
       updated = now;
     }
@@ -224,18 +271,18 @@ public final class PacedQueue {
   /** A response: the status and the headers that matter here. */
   record Response(int status, long retryAfterSeconds, long remaining) {}
 
-  static Trial trial(int strategy, boolean shared, long seed) {
+  static Trial trial(Strategy strategy, Scenario scenario, long seed) {
     SplittableRandom rng = new SplittableRandom(seed);
-    VirtualTime time = new VirtualTime();
-    Server server = new Server(time, rng);
+    Simulation sim = new Simulation();
+    Server server = new Server(sim, rng);
     // succeeded, failed, attempts, throttled, accepted, otherAccepted, inFlight, peak, completion,
     // otherThrottled
     long[] c = new long[10];
     long[] done = new long[STEPS];
     long[] throttled = new long[STEPS];
-    if (shared) {
+    if (scenario == Scenario.SHARED) {
       for (long at = 0; at < 3600 * SECOND; at += 30 * SECOND) {
-        time.at(
+        sim.at(
             at,
             () -> {
               // The other caller stops once our queue is done, so that the run ends.
@@ -261,36 +308,36 @@ public final class PacedQueue {
           long taken = server.take();
           if (taken >= 0) {
             c[4]++;
-            time.schedule(
+            sim.after(
+                server.latency(),
                 () -> {
                   c[6]--;
                   reply.complete(new Response(200, 0, taken));
-                },
-                server.latency());
+                });
           } else {
             c[3]++;
-            throttled[step(time.read())]++;
-            time.schedule(
+            throttled[step(sim.now())]++;
+            sim.after(
+                REJECT_MILLIS * 1_000_000L,
                 () -> {
                   c[6]--;
                   reply.complete(new Response(429, -taken, 0));
-                },
-                REJECT_MILLIS * 1_000_000L);
+                });
           }
           return reply;
         };
     Runnable succeeded =
         () -> {
           c[0]++;
-          done[step(time.read())]++;
-          c[8] = Math.max(c[8], time.read());
+          done[step(sim.now())]++;
+          c[8] = Math.max(c[8], sim.now());
         };
-    if (strategy == 4) {
-      aimd(time, send, succeeded);
+    if (strategy == Strategy.AIMD) {
+      aimd(sim, send, succeeded);
     } else {
-      RelentExecutor<Response> executor = executor(strategy, time, seed);
+      RelentExecutor<Response> executor = executor(strategy, sim, seed);
       for (int i = 0; i < REQUESTS; i++) {
-        time.at(
+        sim.at(
             0,
             () ->
                 executor
@@ -305,7 +352,7 @@ public final class PacedQueue {
                         }));
       }
     }
-    time.run();
+    sim.run();
     return new Trial(c[0], c[1], c[2], c[3], c[4], c[5], c[9], c[7], c[8], done, throttled);
   }
 
@@ -313,8 +360,8 @@ public final class PacedQueue {
     return (int) Math.min(STEPS - 1, nanos / (STEP_SECONDS * SECOND));
   }
 
-  static RelentExecutor<Response> executor(int strategy, VirtualTime time, long seed) {
-    boolean readsHeaders = strategy == 2;
+  static RelentExecutor<Response> executor(Strategy strategy, Simulation sim, long seed) {
+    boolean readsHeaders = strategy == Strategy.RELENT_KNOWN;
     RetryPolicy policy =
         RetryPolicy.builder()
             .withMaxRetries(Integer.MAX_VALUE)
@@ -322,7 +369,7 @@ public final class PacedQueue {
             .withAttemptTimeout(Duration.ofSeconds(10))
             .build();
     RelentExecutor.Builder<Response> b =
-        RelentExecutor.<Response>builder(policy)
+        sim.<Response>executor(policy, seed)
             .retryIf(r -> r.status() == 429)
             .withHintExtractor(
                 (r, failure) -> {
@@ -340,11 +387,9 @@ public final class PacedQueue {
                         Duration.ofNanos(TOKEN_NANOS), "RateLimit: remaining=0");
                   }
                   return null;
-                })
-            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
-    if (strategy != 0) {
-      int perMinute = strategy == 1 ? 90 : strategy == 2 ? LIMIT_PER_MINUTE : 300;
-      b.withPacer(Pacer.of(perMinute, Duration.ofMinutes(1)))
+                });
+    if (strategy.perMinute > 0) {
+      b.withPacer(Pacer.of(strategy.perMinute, Duration.ofMinutes(1)))
           .withConcurrencyLimit(ConcurrencyLimit.of(8));
     }
     return b.build();
@@ -355,7 +400,7 @@ public final class PacedQueue {
    * rate, re-queues a throttled request at the head, and adapts the rate. Not a Relent class.
    */
   private static void aimd(
-      VirtualTime time, Supplier<CompletableFuture<Response>> send, Runnable succeeded) {
+      Simulation sim, Supplier<CompletableFuture<Response>> send, Runnable succeeded) {
     ArrayDeque<Integer> queue = new ArrayDeque<>();
     for (int i = 0; i < REQUESTS; i++) {
       queue.add(i);
@@ -367,13 +412,13 @@ public final class PacedQueue {
     dispatch[0] =
         () -> {
           state[2] = 0;
-          long now = time.read();
+          long now = sim.now();
           if (queue.isEmpty()) {
             return;
           }
           if (now < state[0]) {
             state[2] = 1;
-            time.at(state[0], dispatch[0]);
+            sim.at(state[0], dispatch[0]);
             return;
           }
           Integer request = queue.poll();
@@ -385,7 +430,7 @@ public final class PacedQueue {
                       succeeded.run();
                       return;
                     }
-                    long at = time.read();
+                    long at = sim.now();
                     if (at - state[1] >= SECOND) {
                       rate[0] = Math.max(6, rate[0] / 2);
                       state[1] = at;
@@ -394,20 +439,20 @@ public final class PacedQueue {
                     queue.addFirst(request);
                     if (state[2] == 0) {
                       state[2] = 1;
-                      time.at(state[0], dispatch[0]);
+                      sim.at(state[0], dispatch[0]);
                     }
                   });
           state[2] = 1;
-          time.schedule(dispatch[0], (long) (60 * SECOND / rate[0]));
+          sim.after((long) (60 * SECOND / rate[0]), dispatch[0]);
         };
-    time.at(0, dispatch[0]);
+    sim.at(0, dispatch[0]);
   }
 
   /**
    * One strategy in one scenario: the means over the trials.
    *
-   * @param strategy the strategy's name, one of {@link #STRATEGIES}
-   * @param scenario {@code alone} or {@code shared}
+   * @param strategy the strategy
+   * @param scenario alone on the account or sharing it
    * @param timeSeconds when the last request succeeded
    * @param throttled 429s received
    * @param peakConcurrency our requests in flight at once, at most
@@ -418,8 +463,8 @@ public final class PacedQueue {
    * @param throttledSoFar 429s received by the end of each step
    */
   public record Row(
-      String strategy,
-      String scenario,
+      Strategy strategy,
+      Scenario scenario,
       double timeSeconds,
       double throttled,
       double peakConcurrency,
@@ -439,145 +484,34 @@ public final class PacedQueue {
     }
   }
 
-  /** The outcome of a run: one {@link Row} per strategy and scenario. Immutable. */
-  public static final class Result implements ModelResult {
-    private final long seed;
-    private final int trials;
-    private final List<Row> rows;
-
-    Result(long seed, int trials, List<Row> rows) {
-      this.seed = seed;
-      this.trials = trials;
-      this.rows = List.copyOf(rows);
-    }
-
-    /**
-     * Returns the rows: scenario {@code alone} first, strategies in the order of {@link
-     * #STRATEGIES}.
-     *
-     * @return the rows
-     */
-    public List<Row> rows() {
-      return rows;
+  /**
+   * The outcome of a run: one {@link Row} per strategy and scenario, scenario {@code alone} first,
+   * strategies in the order of {@link Strategy}. Immutable.
+   */
+  public static final class Result extends AbstractResult<Row, Result> {
+    Result(AbstractBuilder.Settings settings, List<Row> rows) {
+      super("queue", settings, rows, METRICS, QueueReport::table, QueueReport::html);
     }
 
     /**
      * Returns one row.
      *
-     * @param strategy a strategy name
-     * @param scenario a scenario name
+     * @param strategy a strategy
+     * @param scenario a scenario
      * @return the row
-     * @throws IllegalArgumentException if there is no such row
      */
-    public Row row(String strategy, String scenario) {
-      for (Row r : rows) {
-        if (r.strategy().equals(strategy) && r.scenario().equals(scenario)) {
-          return r;
-        }
-      }
-      throw new IllegalArgumentException("no row for " + strategy + " " + scenario);
-    }
-
-    /**
-     * Returns the seed of the run.
-     *
-     * @return the seed
-     */
-    public long seed() {
-      return seed;
-    }
-
-    /**
-     * Returns the trials per row.
-     *
-     * @return the number of trials
-     */
-    public int trials() {
-      return trials;
-    }
-
-    @Override
-    public String model() {
-      return "queue";
-    }
-
-    @Override
-    public String table() {
-      return QueueReport.table(this);
-    }
-
-    @Override
-    public String csv() {
-      StringBuilder sb =
-          new StringBuilder(
-              "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
-                  + "other_throttled\n");
-      for (Row r : rows) {
-        sb.append(r.strategy())
-            .append(',')
-            .append(r.scenario())
-            .append(',')
-            .append(Numbers.fixed(r.timeSeconds(), 2))
-            .append(',')
-            .append(PHYSICAL_LIMIT_SECONDS)
-            .append(',')
-            .append(Numbers.fixed(r.throttled(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.peakConcurrency(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.attempts(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.failed(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.otherThrottled(), 1))
-            .append('\n');
-      }
-      return sb.toString();
-    }
-
-    @Override
-    public String html() {
-      return QueueReport.html(this);
+    public Row row(Strategy strategy, Scenario scenario) {
+      return rows().get(scenario.ordinal() * Strategy.values().length + strategy.ordinal());
     }
   }
 
-  /** Builds a {@link PacedQueue} run. Mutable and not thread-safe. */
-  public static final class Builder {
-    private long seed = 1;
-    private int trials = 10;
-
-    Builder() {}
-
-    /**
-     * Sets the seed; default 1.
-     *
-     * @param seed any value
-     * @return this builder
-     */
-    public Builder withSeed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    /**
-     * Sets the trials per strategy and scenario; default 10.
-     *
-     * @param trials from 1 to 100 000
-     * @return this builder
-     * @throws IllegalArgumentException if {@code trials} is outside [1, 100000]
-     */
-    public Builder withTrials(int trials) {
-      this.trials = Numbers.requireTrials(trials);
-      return this;
-    }
-
-    /**
-     * Returns the run with the current settings.
-     *
-     * @return a new run, immutable
-     */
-    public PacedQueue build() {
-      return new PacedQueue(this);
+  /**
+   * Builds a {@link PacedQueue} run: seed 1 and 10 trials unless told otherwise. Mutable and not
+   * thread-safe.
+   */
+  public static final class Builder extends AbstractBuilder<Builder, PacedQueue> {
+    Builder() {
+      super(10, PacedQueue::new);
     }
   }
 }

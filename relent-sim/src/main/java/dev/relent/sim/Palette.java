@@ -1,7 +1,14 @@
 package dev.relent.sim;
 
-/** One color per strategy, the same in every chart; Relent's own are dashed. */
+/**
+ * The chart colors. A strategy keeps its color in every chart, and the strategies of different
+ * models that play the same part share one (no backoff, backoff without jitter, full jitter, a
+ * budget, ...).
+ */
 final class Palette {
+  /** Reference lines that are no strategy, such as a capacity. */
+  static final String REFERENCE = "#9ca3af";
+
   private Palette() {}
 
   static String color(String strategy) {
@@ -16,11 +23,7 @@ final class Palette {
       case "full+budget+breaker", "relent-unknown" -> "#db2777";
       case "naive", "burst" -> "#111827";
       case "aimd" -> "#92400e";
-      default -> "#9ca3af";
+      default -> REFERENCE;
     };
-  }
-
-  static boolean dashed(String strategy) {
-    return strategy.startsWith("relent-");
   }
 }

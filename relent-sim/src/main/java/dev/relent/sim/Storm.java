@@ -1,5 +1,7 @@
 package dev.relent.sim;
 
+import static dev.relent.sim.Numbers.decimals;
+
 import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RelentCounters;
@@ -7,14 +9,12 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.RetryBudget;
-import dev.relent.sim.internal.VirtualTime;
 import dev.relent.time.RandomSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.IntStream;
 
 /**
  * Model 2, retry storm: what retries do to a service that stalls and recovers, with Relent's real
@@ -26,19 +26,7 @@ import java.util.stream.IntStream;
  * beyond that is shed with a 503 at once. From {@value #STALL_START_SECONDS} s to {@value
  * #STALL_END_SECONDS} s the service stalls: it answers every request with a 503. Messages take
  * {@value #NETWORK_MILLIS} ms each way. Each request is one operation of a {@link RelentExecutor}
- * shared by all the clients of a trial, retrying every non-200 answer:
- *
- * <ul>
- *   <li>{@code naive}: 3 immediate retries (a 1 ns backoff);
- *   <li>{@code backoff}: Relent's default policy (5 retries, 30 s deadline, base 500 ms, cap 30 s)
- *       without jitter;
- *   <li>{@code full}: Relent's default policy, full jitter;
- *   <li>{@code full+budget}: plus {@link RetryBudget#ofDefaults()} (10 % of first attempts plus 10
- *       retries per second over 10 s);
- *   <li>{@code full+budget+breaker}: plus a {@link CircuitBreaker} with the defaults (50 % of the
- *       last 100 calls, at least 20, 3 probes) but open for {@value #BREAKER_OPEN_SECONDS} s
- *       instead of 30 s, on the order of the outage.
- * </ul>
+ * shared by all the clients of a trial, retrying every non-200 answer as the {@link Strategy} says.
  *
  * <p>Measured per trial: the offered load (attempts reaching the service) per second and its peak
  * over the normal load, the extra calls (attempts minus requests), the time from the end of the
@@ -50,11 +38,7 @@ import java.util.stream.IntStream;
  * RandomSource#seeded} source derived from (seed, t); every strategy sees the same arrivals.
  * Defaults: seed 1, 3 trials. Immutable and thread-safe once built.
  */
-public final class Storm {
-  /** The strategies, in the order of the table and the CSV. */
-  public static final List<String> STRATEGIES =
-      List.of("naive", "backoff", "full", "full+budget", "full+budget+breaker");
-
+public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.Result> {
   /** Requests per second. */
   public static final int RATE_PER_SECOND = 1000;
 
@@ -88,12 +72,56 @@ public final class Storm {
   private static final long SECOND = 1_000_000_000L;
   private static final long NETWORK = NETWORK_MILLIS * 1_000_000L;
 
-  private final long seed;
-  private final int trials;
+  /** The model's metrics, in the order of the table and the CSV. */
+  static final List<Metric<Row>> METRICS =
+      List.of(
+          Metric.text("strategy", r -> r.strategy().label()),
+          Metric.number(
+              "amplification", "peak load / normal", Row::amplification, decimals(3), decimals(2)),
+          Metric.number("extra_calls", "extra calls", Row::extraCalls, decimals(1), decimals(0)),
+          Metric.number(
+              "recovery_s",
+              "recovery (s)",
+              Row::recoverySeconds,
+              decimals(2),
+              StormReport::recovery),
+          Metric.number("failed", "failed requests", Row::failed, decimals(1), decimals(0)),
+          Metric.number("attempts", "attempts", Row::attempts, decimals(1), decimals(0)),
+          Metric.number("requests", "requests", Row::requests, decimals(1), decimals(0)));
+
+  /**
+   * The strategies, in the order of the table and the CSV; the tables, the CSV and the charts call
+   * them by their {@link #label() labels}: {@code naive}, {@code backoff}, {@code full}, {@code
+   * full+budget}, {@code full+budget+breaker}.
+   */
+  public enum Strategy implements Legend {
+    /** 3 immediate retries (a 1 ns backoff). */
+    NAIVE,
+    /** Relent's default policy (5 retries, 30 s deadline, base 500 ms, cap 30 s) without jitter. */
+    BACKOFF,
+    /** Relent's default policy, full jitter. */
+    FULL,
+    /**
+     * Plus {@link RetryBudget#ofDefaults()} (10 % of first attempts plus 10 retries per second over
+     * 10 s).
+     */
+    FULL_BUDGET,
+    /**
+     * Plus a {@link CircuitBreaker} with the defaults (50 % of the last 100 calls, at least 20, 3
+     * probes) but open for {@value #BREAKER_OPEN_SECONDS} s instead of 30 s, on the order of the
+     * outage.
+     */
+    FULL_BUDGET_BREAKER;
+
+    /** Returns the name with its parts joined by '+', as they add up: {@code full+budget}. */
+    @Override
+    public String label() {
+      return Legend.super.label().replace('-', '+');
+    }
+  }
 
   private Storm(Builder b) {
-    this.seed = b.seed;
-    this.trials = b.trials;
+    super(b);
   }
 
   /**
@@ -105,54 +133,23 @@ public final class Storm {
     return new Builder();
   }
 
-  /**
-   * Runs every strategy.
-   *
-   * @return the means over the trials
-   */
-  public Result run() {
-    Row[] rows =
-        IntStream.range(0, STRATEGIES.size())
-            .parallel()
-            .mapToObj(this::strategy)
-            .toArray(Row[]::new);
-    return new Result(seed, trials, List.of(rows));
+  @Override
+  List<Strategy> cells() {
+    return List.of(Strategy.values());
   }
 
-  private Row strategy(int strategy) {
-    double amplification = 0;
-    double extra = 0;
-    double recovery = 0;
-    double failed = 0;
-    double attempts = 0;
-    double requests = 0;
-    double[] load = new double[BINS];
-    for (int t = 0; t < trials; t++) {
-      Trial trial = trial(strategy, Contention.trialSeed(seed, -1, t));
-      amplification += trial.peakLoadPerSecond() / (double) RATE_PER_SECOND;
-      extra += trial.counters().retries();
-      recovery += trial.recoverySeconds();
-      failed += trial.failed();
-      attempts += trial.attempts();
-      requests += trial.requests();
-      for (int i = 0; i < BINS; i++) {
-        load[i] += trial.attemptsPerBin()[i];
-      }
-    }
-    List<Double> series = new ArrayList<>(BINS);
-    for (double v : load) {
-      // Per second, so that the chart's unit does not depend on the bin width.
-      series.add(v / trials * 1000.0 / BIN_MILLIS);
-    }
-    return new Row(
-        STRATEGIES.get(strategy),
-        amplification / trials,
-        extra / trials,
-        recovery / trials,
-        failed / trials,
-        attempts / trials,
-        requests / trials,
-        series);
+  @Override
+  Row row(Strategy strategy) {
+    Mean m = mean(-1, seed -> trial(strategy, seed).sample());
+    double[] f = m.figures();
+    // The load per second, so that the chart's unit does not depend on the bin width.
+    List<Double> load = m.series(0, v -> v * 1000.0 / BIN_MILLIS);
+    return new Row(strategy, f[0], f[1], f[2], f[3], f[4], f[5], load);
+  }
+
+  @Override
+  Result result(List<Row> rows) {
+    return new Result(settings, rows);
   }
 
   /**
@@ -187,32 +184,38 @@ public final class Storm {
       long[] arrivedPerSecond,
       long[] succeededPerSecond,
       long peakLoadPerSecond,
-      int recoverySeconds) {}
+      int recoverySeconds) {
+    /** The figures of a {@link Row} in its order, and the attempts per bin. */
+    Sample sample() {
+      return new Sample(
+          new double[] {
+            peakLoadPerSecond / (double) RATE_PER_SECOND,
+            counters.retries(),
+            recoverySeconds,
+            failed,
+            attempts,
+            requests
+          },
+          attemptsPerBin);
+    }
+  }
 
-  static RelentExecutor<Integer> executor(int strategy, VirtualTime time, long seed) {
+  static RelentExecutor<Integer> executor(Strategy strategy, Simulation sim, long seed) {
     RetryPolicy.Builder policy = RetryPolicy.builder();
-    switch (strategy) {
-      case 0:
-        Duration ns = Duration.ofNanos(1);
-        policy
-            .withMaxRetries(3)
-            .withBackoff(
-                Backoff.builder().withBase(ns).withCap(ns).withJitter(Jitter.NONE).build());
-        break;
-      case 1:
-        policy.withBackoff(Backoff.builder().withJitter(Jitter.NONE).build());
-        break;
-      default:
-        break;
+    if (strategy == Strategy.NAIVE) {
+      Duration ns = Duration.ofNanos(1);
+      policy
+          .withMaxRetries(3)
+          .withBackoff(Backoff.builder().withBase(ns).withCap(ns).withJitter(Jitter.NONE).build());
+    } else if (strategy == Strategy.BACKOFF) {
+      policy.withBackoff(Backoff.builder().withJitter(Jitter.NONE).build());
     }
     RelentExecutor.Builder<Integer> b =
-        RelentExecutor.<Integer>builder(policy.build())
-            .retryIf(s -> s != 200)
-            .withTime(time.source(RandomSource.seeded(seed ^ 0x5DEECE66DL)));
-    if (strategy >= 3) {
+        sim.<Integer>executor(policy.build(), seed).retryIf(s -> s != 200);
+    if (strategy.compareTo(Strategy.FULL_BUDGET) >= 0) {
       b.withRetryBudget(RetryBudget.ofDefaults());
     }
-    if (strategy >= 4) {
+    if (strategy == Strategy.FULL_BUDGET_BREAKER) {
       b.withCircuitBreaker(
           CircuitBreaker.builder()
               .withOpenDuration(Duration.ofSeconds(BREAKER_OPEN_SECONDS))
@@ -221,10 +224,10 @@ public final class Storm {
     return b.build();
   }
 
-  static Trial trial(int strategy, long seed) {
+  static Trial trial(Strategy strategy, long seed) {
     SplittableRandom rng = new SplittableRandom(seed);
-    VirtualTime time = new VirtualTime();
-    RelentExecutor<Integer> executor = executor(strategy, time, seed);
+    Simulation sim = new Simulation();
+    RelentExecutor<Integer> executor = executor(strategy, sim, seed);
     // requests, succeeded, failed, attempts, served, shed, stalled, inFlight
     long[] c = new long[8];
     long[] bins = new long[BINS];
@@ -251,7 +254,7 @@ public final class Storm {
         () -> {
           long arrival = arrivals.get(next[0]++);
           if (next[0] < arrivals.size()) {
-            time.at(arrivals.get(next[0]), arrive[0]);
+            sim.at(arrivals.get(next[0]), arrive[0]);
           }
           c[0]++;
           int second = (int) (arrival / SECOND);
@@ -260,32 +263,32 @@ public final class Storm {
               .getAsync(
                   ctx -> {
                     CompletableFuture<Integer> reply = new CompletableFuture<>();
-                    time.schedule(
+                    sim.after(
+                        NETWORK,
                         () -> {
-                          long now = time.read();
+                          long now = sim.now();
                           c[3]++;
                           int bin = (int) Math.min(BINS - 1, now / (BIN_MILLIS * 1_000_000L));
                           bins[bin]++;
                           perSecond[(int) Math.min(seconds - 1, now / SECOND)]++;
                           if (now >= stallStart && now < stallEnd) {
                             c[6]++;
-                            time.schedule(() -> reply.complete(503), NETWORK);
+                            sim.answer(reply, 503, NETWORK);
                           } else if (c[7] >= MAX_IN_FLIGHT) {
                             c[5]++;
-                            time.schedule(() -> reply.complete(503), NETWORK);
+                            sim.answer(reply, 503, NETWORK);
                           } else {
                             c[7]++;
                             long service = 40_000_000L + rng.nextLong(20_000_001L);
-                            time.schedule(
+                            sim.after(
+                                service,
                                 () -> {
                                   c[7]--;
                                   c[4]++;
-                                  time.schedule(() -> reply.complete(200), NETWORK);
-                                },
-                                service);
+                                  sim.answer(reply, 200, NETWORK);
+                                });
                           }
-                        },
-                        NETWORK);
+                        });
                     return reply;
                   })
               .whenComplete(
@@ -299,9 +302,9 @@ public final class Storm {
                   });
         };
     if (!arrivals.isEmpty()) {
-      time.at(arrivals.get(0), arrive[0]);
+      sim.at(arrivals.get(0), arrive[0]);
     }
-    time.run();
+    sim.run();
     long peak = 0;
     for (long v : perSecond) {
       peak = Math.max(peak, v);
@@ -337,7 +340,7 @@ public final class Storm {
   /**
    * One strategy's means over the trials.
    *
-   * @param strategy the strategy's name, one of {@link #STRATEGIES}
+   * @param strategy the strategy
    * @param amplification the peak offered load per second over the normal load
    * @param extraCalls retries: attempts beyond the first of each request that reached the service
    * @param recoverySeconds seconds from the end of the stall until load and success rate are back
@@ -349,7 +352,7 @@ public final class Storm {
    *     #BIN_MILLIS} ms bin from t = 0
    */
   public record Row(
-      String strategy,
+      Strategy strategy,
       double amplification,
       double extraCalls,
       double recoverySeconds,
@@ -367,138 +370,33 @@ public final class Storm {
     }
   }
 
-  /** The outcome of a run: one {@link Row} per strategy. Immutable. */
-  public static final class Result implements ModelResult {
-    private final long seed;
-    private final int trials;
-    private final List<Row> rows;
-
-    Result(long seed, int trials, List<Row> rows) {
-      this.seed = seed;
-      this.trials = trials;
-      this.rows = List.copyOf(rows);
-    }
-
-    /**
-     * Returns the rows in the order of {@link #STRATEGIES}.
-     *
-     * @return the rows
-     */
-    public List<Row> rows() {
-      return rows;
+  /**
+   * The outcome of a run: one {@link Row} per strategy, in the order of {@link Strategy}.
+   * Immutable.
+   */
+  public static final class Result extends AbstractResult<Row, Result> {
+    Result(AbstractBuilder.Settings settings, List<Row> rows) {
+      super("storm", settings, rows, METRICS, StormReport::table, StormReport::html);
     }
 
     /**
      * Returns one strategy's row.
      *
-     * @param strategy a strategy name
+     * @param strategy a strategy
      * @return the row
-     * @throws IllegalArgumentException if there is no such strategy
      */
-    public Row row(String strategy) {
-      for (Row r : rows) {
-        if (r.strategy().equals(strategy)) {
-          return r;
-        }
-      }
-      throw new IllegalArgumentException("no row for " + strategy);
-    }
-
-    /**
-     * Returns the seed of the run.
-     *
-     * @return the seed
-     */
-    public long seed() {
-      return seed;
-    }
-
-    /**
-     * Returns the trials per strategy.
-     *
-     * @return the number of trials
-     */
-    public int trials() {
-      return trials;
-    }
-
-    @Override
-    public String model() {
-      return "storm";
-    }
-
-    @Override
-    public String table() {
-      return StormReport.table(this);
-    }
-
-    @Override
-    public String csv() {
-      StringBuilder sb =
-          new StringBuilder(
-              "strategy,amplification,extra_calls,recovery_s,failed,attempts,requests\n");
-      for (Row r : rows) {
-        sb.append(r.strategy())
-            .append(',')
-            .append(Numbers.fixed(r.amplification(), 3))
-            .append(',')
-            .append(Numbers.fixed(r.extraCalls(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.recoverySeconds(), 2))
-            .append(',')
-            .append(Numbers.fixed(r.failed(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.attempts(), 1))
-            .append(',')
-            .append(Numbers.fixed(r.requests(), 1))
-            .append('\n');
-      }
-      return sb.toString();
-    }
-
-    @Override
-    public String html() {
-      return StormReport.html(this);
+    public Row row(Strategy strategy) {
+      return rows().get(strategy.ordinal());
     }
   }
 
-  /** Builds a {@link Storm} run. Mutable and not thread-safe. */
-  public static final class Builder {
-    private long seed = 1;
-    private int trials = 3;
-
-    Builder() {}
-
-    /**
-     * Sets the seed; default 1.
-     *
-     * @param seed any value
-     * @return this builder
-     */
-    public Builder withSeed(long seed) {
-      this.seed = seed;
-      return this;
-    }
-
-    /**
-     * Sets the trials per strategy; default 3.
-     *
-     * @param trials from 1 to 100 000
-     * @return this builder
-     * @throws IllegalArgumentException if {@code trials} is outside [1, 100000]
-     */
-    public Builder withTrials(int trials) {
-      this.trials = Numbers.requireTrials(trials);
-      return this;
-    }
-
-    /**
-     * Returns the run with the current settings.
-     *
-     * @return a new run, immutable
-     */
-    public Storm build() {
-      return new Storm(this);
+  /**
+   * Builds a {@link Storm} run: seed 1 and 3 trials unless told otherwise. Mutable and not
+   * thread-safe.
+   */
+  public static final class Builder extends AbstractBuilder<Builder, Storm> {
+    Builder() {
+      super(3, Storm::new);
     }
   }
 }

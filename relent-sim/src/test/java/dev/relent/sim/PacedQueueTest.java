@@ -3,6 +3,8 @@ package dev.relent.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.sim.PacedQueue.Scenario;
+import dev.relent.sim.PacedQueue.Strategy;
 import java.util.Arrays;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,10 +19,10 @@ class PacedQueueTest {
 
   @Test
   void everyRequestSucceedsOnceAndEveryAttemptIsAccountedFor() {
-    for (int strategy = 0; strategy < PacedQueue.STRATEGIES.size(); strategy++) {
-      for (boolean shared : new boolean[] {false, true}) {
-        PacedQueue.Trial t = PacedQueue.trial(strategy, shared, 31 + strategy);
-        String name = PacedQueue.STRATEGIES.get(strategy) + (shared ? " shared" : " alone");
+    for (Strategy strategy : Strategy.values()) {
+      for (Scenario scenario : Scenario.values()) {
+        PacedQueue.Trial t = PacedQueue.trial(strategy, scenario, 31 + strategy.ordinal());
+        String name = strategy + " " + scenario;
         assertThat(t.succeeded()).as(name).isEqualTo(PacedQueue.REQUESTS);
         assertThat(t.failed()).as(name).isZero();
         assertThat(t.accepted()).as(name).isEqualTo(PacedQueue.REQUESTS);
@@ -38,22 +40,22 @@ class PacedQueueTest {
   @Test
   void theWorkedExampleComesOut() {
     assertThat(PacedQueue.PHYSICAL_LIMIT_SECONDS).isEqualTo(300);
-    PacedQueue.Row fixed = result.row("fixed-90", "alone");
+    PacedQueue.Row fixed = result.row(Strategy.FIXED_90, Scenario.ALONE);
     // 600 starts at 90/min: the last at 599 * 666.67 ms = 399.3 s, answered 1 to 3 s later.
     assertThat(fixed.timeSeconds()).isBetween(400.3, 402.4);
     assertThat(fixed.throttled()).isZero();
     assertThat(fixed.attempts()).isEqualTo(600);
     // 1.5/s x 2 s = 3 on average; never many more.
     assertThat(fixed.peakConcurrency()).isBetween(3.0, 6.0);
-    PacedQueue.Row burst = result.row("burst", "alone");
+    PacedQueue.Row burst = result.row(Strategy.BURST, Scenario.ALONE);
     assertThat(burst.throttled()).isGreaterThan(1000);
     assertThat(burst.peakConcurrency()).isEqualTo(600);
-    PacedQueue.Row known = result.row("relent-known", "alone");
+    PacedQueue.Row known = result.row(Strategy.RELENT_KNOWN, Scenario.ALONE);
     assertThat(known.timeSeconds()).isBetween(295.0, 310.0);
     assertThat(known.throttled()).isZero();
     for (PacedQueue.Row row : result.rows()) {
-      assertThat(row.timeSeconds()).as(row.strategy()).isGreaterThan(295);
-      assertThat(row.failed()).as(row.strategy()).isZero();
+      assertThat(row.timeSeconds()).as(row.strategy().label()).isGreaterThan(295);
+      assertThat(row.failed()).as(row.strategy().label()).isZero();
     }
   }
 
@@ -66,10 +68,29 @@ class PacedQueueTest {
         .isEqualTo(
             "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
                 + "other_throttled");
-    assertThat(lines).hasSize(1 + 2 * PacedQueue.STRATEGIES.size());
+    assertThat(lines).hasSize(1 + 2 * Strategy.values().length);
     assertThat(lines[2]).startsWith("fixed-90,alone,").contains(",300,0.0,");
     String other = PacedQueue.builder().withSeed(2).withTrials(3).build().run().csv();
     assertThat(other).isNotEqualTo(result.csv());
+  }
+
+  @Test
+  void theCsvOfASeedIsTheseBytes() {
+    // Pinned: a change to the model, the executor or the writers that moves a number shows here.
+    assertThat(result.csv())
+        .isEqualTo(
+            "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
+                + "other_throttled\n"
+                + "burst,alone,309.13,300,8579.3,600.0,9179.3,0.0,0.0\n"
+                + "fixed-90,alone,401.64,300,0.0,5.0,600.0,0.0,0.0\n"
+                + "relent-known,alone,301.81,300,0.0,6.0,600.0,0.0,0.0\n"
+                + "relent-unknown,alone,315.38,300,744.7,8.0,1344.7,0.0,0.0\n"
+                + "aimd,alone,312.86,300,6.0,7.7,606.0,0.0,0.0\n"
+                + "burst,shared,316.91,300,8912.3,600.0,9512.3,0.0,87.0\n"
+                + "fixed-90,shared,410.98,300,14.0,5.0,614.0,0.0,0.0\n"
+                + "relent-known,shared,307.31,300,11.0,6.0,611.0,0.0,90.0\n"
+                + "relent-unknown,shared,322.38,300,802.0,7.0,1402.0,0.0,87.7\n"
+                + "aimd,shared,458.94,300,10.0,7.3,610.0,0.0,26.0\n");
   }
 
   @Test

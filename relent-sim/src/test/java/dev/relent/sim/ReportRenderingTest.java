@@ -3,12 +3,12 @@ package dev.relent.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.relent.sim.internal.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -45,9 +45,9 @@ class ReportRenderingTest {
   @Test
   void theContentionReportRendersBothChartsWithEveryStrategy() throws Exception {
     String dom = dumpDom(contention);
-    assertCharts(dom, List.of("chart-calls", "chart-time"), Contention.STRATEGIES);
+    assertCharts(dom, List.of("chart-calls", "chart-time"), labels(Contention.Strategy.values()));
     // The data is in the picture: the calls of full jitter at N = 10 from the run itself.
-    Contention.Row full10 = ((Contention.Result) contention).row("full", 10);
+    Contention.Row full10 = ((Contention.Result) contention).row(Contention.Strategy.FULL, 10);
     assertThat(seriesPoints(dom, "chart-calls", "full"))
         .startsWith("10:" + label(full10.calls()) + " ");
     assertThat(dom).contains("<table id=\"table-calls\">").contains("<table id=\"table-time\">");
@@ -57,7 +57,7 @@ class ReportRenderingTest {
   @Test
   void theStormReportRendersTheLoadChart() throws Exception {
     String dom = dumpDom(storm);
-    List<String> series = new ArrayList<>(Storm.STRATEGIES);
+    List<String> series = new ArrayList<>(labels(Storm.Strategy.values()));
     series.add("capacity");
     assertCharts(dom, List.of("chart-load"), series);
     assertThat(dom).contains("service stalled").contains("<table id=\"table-storm\">");
@@ -67,7 +67,10 @@ class ReportRenderingTest {
   @Test
   void theQueueReportRendersProgressAnd429Charts() throws Exception {
     String dom = dumpDom(queue);
-    assertCharts(dom, List.of("chart-progress", "chart-progress-shared"), PacedQueue.STRATEGIES);
+    assertCharts(
+        dom,
+        List.of("chart-progress", "chart-progress-shared"),
+        labels(PacedQueue.Strategy.values()));
     // On the log scale only the strategies that got 429s have a line; the others say so.
     assertCharts(dom, List.of("chart-429"), List.of("burst", "relent-unknown"));
     assertThat(svg(dom, "chart-429")).contains(">fixed-90: all zero</text>");
@@ -102,6 +105,10 @@ class ReportRenderingTest {
             .isGreaterThan(1);
       }
     }
+  }
+
+  private static List<String> labels(Legend... strategies) {
+    return Arrays.stream(strategies).map(Legend::label).toList();
   }
 
   private static String svg(String dom, String id) {

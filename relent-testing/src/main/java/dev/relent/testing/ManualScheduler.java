@@ -6,14 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 
 /**
  * A {@link Scheduler} driven by a {@link FakeTime}: nothing runs until the test calls {@link
  * #advance(Duration)} or {@link #runUntilIdle()}, which move the fake time to each due task in
  * order and run it on the calling thread. Asynchronous executions then become as exact as
  * synchronous ones.
+ *
+ * <p>The futures it returns behave as the JDK's scheduled executor's do: {@code cancel} keeps a
+ * task from running (a cancelled task neither runs nor moves time) and costs no exception; {@code
+ * get} returns null once the task has run, or throws as it failed or was cancelled. A task that
+ * throws completes its future exceptionally and the exception propagates to the thread that
+ * advances.
  *
  * <p>Thread-safe: tasks may be scheduled from any thread; they run on the thread that advances.
  */
@@ -41,7 +47,7 @@ public final class ManualScheduler implements Scheduler {
       Task scheduled = new Task(task, saturatedAdd(time.read(), delay), sequence++);
       queue.add(scheduled);
       delays.add(Duration.ofNanos(delay));
-      return scheduled.future;
+      return scheduled;
     }
   }
 
@@ -65,11 +71,11 @@ public final class ManualScheduler implements Scheduler {
         }
         queue.poll();
       }
-      if (next.future.isDone()) {
+      if (next.isDone()) {
         continue; // cancelled: it neither runs nor moves time
       }
       time.advanceTo(next.dueNanos);
-      if (next.run()) {
+      if (next.runNow()) {
         ran++;
       }
     }
@@ -94,11 +100,11 @@ public final class ManualScheduler implements Scheduler {
       if (next == null) {
         return ran;
       }
-      if (next.future.isDone()) {
+      if (next.isDone()) {
         continue; // cancelled: it neither runs nor moves time
       }
       time.advanceTo(next.dueNanos);
-      if (next.run() && ++ran > 1_000_000) {
+      if (next.runNow() && ++ran > 1_000_000) {
         throw new IllegalStateException("more than 1000000 tasks ran: a task keeps rescheduling");
       }
     }
@@ -110,7 +116,7 @@ public final class ManualScheduler implements Scheduler {
    * @return the pending count
    */
   public synchronized int pending() {
-    return (int) queue.stream().filter(t -> !t.future.isDone()).count();
+    return (int) queue.stream().filter(t -> !t.isDone()).count();
   }
 
   /**
@@ -127,30 +133,44 @@ public final class ManualScheduler implements Scheduler {
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
-  private static final class Task implements Comparable<Task> {
-    final Runnable runnable;
+  /**
+   * A scheduled task and its future. A {@link FutureTask}, as the JDK's scheduled executor hands
+   * out, so that cancelling one, which the executor does with every attempt timeout it no longer
+   * needs, only flips its state: no exception is made until someone calls {@code get()}.
+   */
+  private static final class Task extends FutureTask<Void> implements Comparable<Task> {
     final long dueNanos;
     final long order;
-    final CompletableFuture<Void> future = new CompletableFuture<>();
+    private Throwable failure;
 
     Task(Runnable runnable, long dueNanos, long order) {
-      this.runnable = runnable;
+      super(runnable, null);
       this.dueNanos = dueNanos;
       this.order = order;
     }
 
-    boolean run() {
-      if (future.isDone()) {
+    /** Runs the task unless it was cancelled; a failure completes its future and is rethrown. */
+    boolean runNow() {
+      if (isDone()) {
         return false; // cancelled
       }
-      try {
-        runnable.run();
-        future.complete(null);
-      } catch (RuntimeException | Error e) {
-        future.completeExceptionally(e);
+      run();
+      if (failure instanceof RuntimeException e) {
         throw e;
       }
+      if (failure instanceof Error e) {
+        throw e;
+      }
+      if (failure != null) {
+        throw new IllegalStateException("a scheduled task failed", failure);
+      }
       return true;
+    }
+
+    @Override
+    protected void setException(Throwable t) {
+      failure = t;
+      super.setException(t);
     }
 
     @Override

@@ -57,7 +57,7 @@ class ReadmeExampleTest {
             .build();
 
     // Each attempt learns its time limit: min(attempt timeout, deadline left).
-    Quote quote = executor.get(ctx -> rates.fetch("EUR", Duration.ofNanos(ctx.timeoutNanos())));
+    Quote quote = executor.get(ctx -> rates.fetch("EUR", ctx.timeout()));
     // --- end
 
     assertThat(quote).isEqualTo(new Quote("EUR", 1.08));

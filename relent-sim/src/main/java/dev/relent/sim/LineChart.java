@@ -1,4 +1,4 @@
-package dev.relent.sim.internal;
+package dev.relent.sim;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,13 +13,15 @@ import java.util.Objects;
  * {@code data-points} text, so that a test can check in the rendered DOM that the data made it into
  * the picture. Mutable and not thread-safe; {@link #svg()} may be called repeatedly.
  */
-public final class LineChart {
+final class LineChart {
   private static final int WIDTH = 760;
   private static final int HEIGHT = 380;
   private static final int LEFT = 70;
   private static final int RIGHT = 190;
   private static final int TOP = 40;
   private static final int BOTTOM = 50;
+  private static final String DASHED = " stroke-dasharray=\"6 4\"";
+  private static final String DOTTED = "stroke-dasharray=\"2 3\"";
 
   private final String id;
   private final String title;
@@ -43,7 +45,7 @@ public final class LineChart {
    * @param xLabel the x axis label, with its unit
    * @param yLabel the y axis label, with its unit
    */
-  public LineChart(String id, String title, String xLabel, String yLabel) {
+  LineChart(String id, String title, String xLabel, String yLabel) {
     this.id = Objects.requireNonNull(id, "id cannot be null");
     this.title = Objects.requireNonNull(title, "title cannot be null");
     this.xLabel = Objects.requireNonNull(xLabel, "xLabel cannot be null");
@@ -55,7 +57,7 @@ public final class LineChart {
    *
    * @return this chart
    */
-  public LineChart logY() {
+  LineChart logY() {
     this.logY = true;
     return this;
   }
@@ -65,7 +67,7 @@ public final class LineChart {
    *
    * @return this chart
    */
-  public LineChart linesOnly() {
+  LineChart linesOnly() {
     this.points = false;
     return this;
   }
@@ -81,13 +83,25 @@ public final class LineChart {
    * @return this chart
    * @throws IllegalArgumentException if the lengths differ
    */
-  public LineChart series(String name, String color, boolean dashed, double[] xs, double[] ys) {
+  LineChart series(String name, String color, boolean dashed, double[] xs, double[] ys) {
     if (xs.length != ys.length) {
       throw new IllegalArgumentException(
           "xs and ys must have the same length: " + xs.length + " and " + ys.length);
     }
     series.add(new Series(name, color, dashed, xs.clone(), ys.clone()));
     return this;
+  }
+
+  /**
+   * Adds a strategy's series, in its color and dash.
+   *
+   * @param strategy names the series and gives its color
+   * @param xs the x values, ascending
+   * @param ys the y values, as many as {@code xs}
+   * @return this chart
+   */
+  LineChart series(Legend strategy, double[] xs, double[] ys) {
+    return series(strategy.label(), strategy.color(), strategy.dashed(), xs, ys);
   }
 
   /**
@@ -98,7 +112,7 @@ public final class LineChart {
    * @param label shown at its top
    * @return this chart
    */
-  public LineChart span(double from, double to, String label) {
+  LineChart span(double from, double to, String label) {
     spans.add(new double[] {from, to});
     spanLabels.add(label);
     return this;
@@ -111,7 +125,7 @@ public final class LineChart {
    * @param label shown next to it
    * @return this chart
    */
-  public LineChart marker(double x, String label) {
+  LineChart marker(double x, String label) {
     markers.add(x);
     markerLabels.add(label);
     return this;
@@ -122,7 +136,7 @@ public final class LineChart {
    *
    * @return an {@code <svg>} element
    */
-  public String svg() {
+  String svg() {
     double xMin = Double.POSITIVE_INFINITY;
     double xMax = Double.NEGATIVE_INFINITY;
     double yMin = logY ? Double.POSITIVE_INFINITY : 0;
@@ -214,28 +228,12 @@ public final class LineChart {
     }
     for (double t : yTicks) {
       double y = sy.at(t);
-      sb.append("<line class=\"grid\" x1=\"")
-          .append(LEFT)
-          .append("\" x2=\"")
-          .append(f(plotRight))
-          .append("\" y1=\"")
-          .append(f(y))
-          .append("\" y2=\"")
-          .append(f(y))
-          .append("\" stroke=\"#e5e7eb\"/>\n");
+      line(sb, "grid", LEFT, f(plotRight), f(y), f(y), "stroke=\"#e5e7eb\"");
       text(sb, LEFT - 8, y + 4, "end", "tick", label(t));
     }
     for (double t : xTicks) {
       double x = sx.at(t);
-      sb.append("<line class=\"grid\" x1=\"")
-          .append(f(x))
-          .append("\" x2=\"")
-          .append(f(x))
-          .append("\" y1=\"")
-          .append(TOP)
-          .append("\" y2=\"")
-          .append(f(plotBottom))
-          .append("\" stroke=\"#f1f5f9\"/>\n");
+      line(sb, "grid", f(x), f(x), TOP, f(plotBottom), "stroke=\"#f1f5f9\"");
       text(sb, x, plotBottom + 18, "middle", "tick", label(t));
     }
     sb.append("<path class=\"axis\" d=\"M")
@@ -255,15 +253,7 @@ public final class LineChart {
         .append("</text>\n");
     for (int i = 0; i < markers.size(); i++) {
       double x = sx.at(markers.get(i));
-      sb.append("<line class=\"marker\" x1=\"")
-          .append(f(x))
-          .append("\" x2=\"")
-          .append(f(x))
-          .append("\" y1=\"")
-          .append(TOP)
-          .append("\" y2=\"")
-          .append(f(plotBottom))
-          .append("\" stroke=\"#111827\" stroke-dasharray=\"2 3\"/>\n");
+      line(sb, "marker", f(x), f(x), TOP, f(plotBottom), "stroke=\"#111827\" " + DOTTED);
       // Labels sit at the foot of the line, where rising curves leave the plot empty.
       text(sb, x + 4, plotBottom - 8 - 14 * i, "start", "marker-label", markerLabels.get(i));
     }
@@ -300,7 +290,7 @@ public final class LineChart {
           .append("\" fill=\"none\" stroke=\"")
           .append(s.color)
           .append("\" stroke-width=\"2\"")
-          .append(s.dashed ? " stroke-dasharray=\"6 4\"" : "")
+          .append(s.dashed ? DASHED : "")
           .append(" stroke-linejoin=\"round\"/>\n");
       if (points) {
         for (int i = 0; i < s.xs.length; i++) {
@@ -323,19 +313,14 @@ public final class LineChart {
         }
       }
       double lx = plotRight + 16;
-      sb.append("<line class=\"legend-line\" x1=\"")
-          .append(f(lx))
-          .append("\" x2=\"")
-          .append(f(lx + 24))
-          .append("\" y1=\"")
-          .append(legendY)
-          .append("\" y2=\"")
-          .append(legendY)
-          .append("\" stroke=\"")
-          .append(s.color)
-          .append("\" stroke-width=\"3\"")
-          .append(s.dashed ? " stroke-dasharray=\"6 4\"" : "")
-          .append("/>\n");
+      line(
+          sb,
+          "legend-line",
+          f(lx),
+          f(lx + 24),
+          legendY,
+          legendY,
+          "stroke=\"" + s.color + "\" stroke-width=\"3\"" + (s.dashed ? DASHED : ""));
       text(sb, lx + 30, legendY + 4, "start", "legend", s.name);
       legendY += 20;
     }
@@ -346,6 +331,28 @@ public final class LineChart {
   @FunctionalInterface
   private interface Scale {
     double at(double v);
+  }
+
+  /**
+   * A {@code <line>} of the given class with its coordinates and further attributes. A coordinate
+   * is a whole number of the layout, printed as it is, or a computed one already formatted by
+   * {@link #f(double)}.
+   */
+  private static void line(
+      StringBuilder sb, String cls, Object x1, Object x2, Object y1, Object y2, String attributes) {
+    sb.append("<line class=\"")
+        .append(cls)
+        .append("\" x1=\"")
+        .append(x1)
+        .append("\" x2=\"")
+        .append(x2)
+        .append("\" y1=\"")
+        .append(y1)
+        .append("\" y2=\"")
+        .append(y2)
+        .append("\" ")
+        .append(attributes)
+        .append("/>\n");
   }
 
   private static void text(
@@ -395,7 +402,7 @@ public final class LineChart {
    * @param v the number
    * @return its label
    */
-  public static String label(double v) {
+  static String label(double v) {
     if (Math.abs(v) >= 10_000 && v % 1000 == 0) {
       return String.format(Locale.ROOT, "%dk", (long) (v / 1000));
     }
