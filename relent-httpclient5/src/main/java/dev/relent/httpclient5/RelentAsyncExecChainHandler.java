@@ -1,6 +1,5 @@
 package dev.relent.httpclient5;
 
-import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
@@ -9,10 +8,10 @@ import dev.relent.http.DecisionTable;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.adapter.HttpAdapter;
 import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
-import dev.relent.http.adapter.HttpOutcomes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -75,14 +74,13 @@ import org.apache.hc.core5.http.support.BasicRequestBuilder;
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
-public final class RelentAsyncExecChainHandler implements AsyncExecChainHandler {
+public final class RelentAsyncExecChainHandler extends HttpAdapter<HttpResponse>
+    implements AsyncExecChainHandler {
   /** The name of the handler in HttpClient's exec chain: {@value}. */
   public static final String NAME = RelentExecChainHandler.NAME;
 
-  private final HttpCallLoop<HttpResponse> loop;
-
   private RelentAsyncExecChainHandler(HttpCallLoop<HttpResponse> loop) {
-    this.loop = loop;
+    super(loop);
   }
 
   /**
@@ -121,33 +119,6 @@ public final class RelentAsyncExecChainHandler implements AsyncExecChainHandler 
   }
 
   /**
-   * Returns the executor every request runs under.
-   *
-   * @return the executor
-   */
-  public RelentExecutor<HttpResponse> executor() {
-    return loop.executor();
-  }
-
-  /**
-   * Returns the HTTP semantics this handler uses: its table, hint reader and redactor.
-   *
-   * @return the outcomes
-   */
-  public HttpOutcomes<HttpResponse> outcomes() {
-    return loop.outcomes();
-  }
-
-  /**
-   * Returns a snapshot of the counters: first attempts, retries, successes, final failures.
-   *
-   * @return a new snapshot
-   */
-  public RelentCounters counters() {
-    return loop.executor().counters();
-  }
-
-  /**
    * Runs one request: sets its key, makes attempts until the executor accepts a response or gives
    * up, and reports the outcome to {@code callback}.
    *
@@ -166,14 +137,15 @@ public final class RelentAsyncExecChainHandler implements AsyncExecChainHandler 
       AsyncExecCallback callback) {
     HttpClientContext context = scope.clientContext;
     HttpCall call =
-        Hc5Calls.prepare(loop, request, context, producer == null || producer.isRepeatable());
+        Hc5Calls.prepare(loop(), request, context, producer == null || producer.isRepeatable());
     BasicRequestBuilder keyed = BasicRequestBuilder.copy(request);
     if (call.key() != null && request.getFirstHeader(Idempotency.HEADER) == null) {
       keyed.setHeader(Idempotency.HEADER, call.key());
     }
     HttpRequest sent = keyed.build();
     RequestConfig own = context.getRequestConfig();
-    loop.executeAsync(
+    loop()
+        .executeAsync(
             call,
             timeoutNanos -> {
               if (scope.cancellableDependency.isCancelled()) {
@@ -241,9 +213,9 @@ public final class RelentAsyncExecChainHandler implements AsyncExecChainHandler 
     public AsyncDataConsumer handleResponse(HttpResponse response, EntityDetails details)
         throws HttpException, IOException {
       AsyncResponse tracked = new AsyncResponse(response, details, call);
-      if (loop.needsBuffer(call, response.getCode(), Hc5Access.INSTANCE.headers(response))) {
+      if (loop().needsBuffer(call, response.getCode(), Hc5Access.INSTANCE.headers(response))) {
         buffered = tracked;
-        return details == null ? null : tracked.body(loop.maxBufferedBody());
+        return details == null ? null : tracked.body(loop().maxBufferedBody());
       }
       handedOver = true;
       AsyncDataConsumer consumer = caller.handleResponse(response, details);

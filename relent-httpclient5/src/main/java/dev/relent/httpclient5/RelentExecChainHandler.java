@@ -1,7 +1,6 @@
 package dev.relent.httpclient5;
 
 import dev.relent.AttemptContext;
-import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
@@ -12,10 +11,10 @@ import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapter;
 import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
-import dev.relent.http.adapter.HttpOutcomes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -92,7 +91,8 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
-public final class RelentExecChainHandler implements ExecChainHandler {
+public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
+    implements ExecChainHandler {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
@@ -107,10 +107,8 @@ public final class RelentExecChainHandler implements ExecChainHandler {
    */
   public static final String RESULT_ATTRIBUTE = Hc5Calls.RESULT_ATTRIBUTE;
 
-  private final HttpCallLoop<HttpResponse> loop;
-
   private RelentExecChainHandler(HttpCallLoop<HttpResponse> loop) {
-    this.loop = loop;
+    super(loop);
   }
 
   /**
@@ -183,33 +181,6 @@ public final class RelentExecChainHandler implements ExecChainHandler {
   }
 
   /**
-   * Returns the executor every request runs under.
-   *
-   * @return the executor
-   */
-  public RelentExecutor<HttpResponse> executor() {
-    return loop.executor();
-  }
-
-  /**
-   * Returns the HTTP semantics this handler uses: its table, hint reader and redactor.
-   *
-   * @return the outcomes
-   */
-  public HttpOutcomes<HttpResponse> outcomes() {
-    return loop.outcomes();
-  }
-
-  /**
-   * Returns a snapshot of the counters: first attempts, retries, successes, final failures.
-   *
-   * @return a new snapshot
-   */
-  public RelentCounters counters() {
-    return loop.executor().counters();
-  }
-
-  /**
    * Runs one request: sets its key, makes attempts until the executor accepts a response or gives
    * up.
    *
@@ -232,12 +203,13 @@ public final class RelentExecChainHandler implements ExecChainHandler {
     HttpEntity entity = request.getEntity();
     HttpCall call =
         Hc5Calls.prepare(
-            loop, request, scope.clientContext, entity == null || entity.isRepeatable());
+            loop(), request, scope.clientContext, entity == null || entity.isRepeatable());
     ClassicRequestBuilder keyed = ClassicRequestBuilder.copy(request);
     if (call.key() != null && request.getFirstHeader(Idempotency.HEADER) == null) {
       keyed.setHeader(Idempotency.HEADER, call.key());
     }
-    HttpResponse last = loop.execute(call, new ClassicExchange(call, keyed.build(), scope, chain));
+    HttpResponse last =
+        loop().execute(call, new ClassicExchange(call, keyed.build(), scope, chain));
     Hc5Calls.storeResult(scope.clientContext, call);
     return (ClassicHttpResponse) last;
   }
@@ -301,7 +273,7 @@ public final class RelentExecChainHandler implements ExecChainHandler {
       if (entity == null) {
         return null;
       }
-      int max = loop.maxBufferedBody();
+      int max = loop().maxBufferedBody();
       ByteArrayOutputStream copy = new ByteArrayOutputStream();
       boolean cut = false;
       try (InputStream in = entity.getContent()) {

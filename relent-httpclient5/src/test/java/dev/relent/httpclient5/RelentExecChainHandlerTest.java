@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPut;
+import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
@@ -159,6 +160,29 @@ class RelentExecChainHandlerTest {
           .isEqualTo("0123456789");
     }
     assertThat(server.journal()).onPath("/big").hasAttempts(4);
+  }
+
+  @Test
+  void aFailureThatIsNoNetworkFaultPassesThroughUnchangedAndIsNotRetried() throws Exception {
+    server("{\"routes\":[{\"path\":\"/x\",\"steps\":[{\"status\":200}]}]}");
+    IllegalStateException bug = new IllegalStateException("a bug further down the chain");
+    RelentExecChainHandler relent = relent().build();
+    try (CloseableHttpClient client =
+        relent
+            .install(HttpClients.custom())
+            .addExecInterceptorBefore(
+                ChainElement.PROTOCOL.name(),
+                "bug",
+                (request, scope, chain) -> {
+                  throw bug;
+                })
+            .build()) {
+      Throwable thrown =
+          catchThrowable(() -> client.execute(new HttpGet(server.uri("/x")), r -> r.getCode()));
+      assertThat(thrown).isSameAs(bug);
+    }
+    assertThat(sleeper.waits()).isEmpty();
+    assertThat(relent.counters().retries()).isZero();
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.relent.okhttp;
 
 import dev.relent.AttemptContext;
-import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
@@ -12,10 +11,10 @@ import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapter;
 import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
-import dev.relent.http.adapter.HttpOutcomes;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
@@ -89,14 +88,12 @@ import okhttp3.ResponseBody;
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
-public final class RelentInterceptor implements Interceptor {
+public final class RelentInterceptor extends HttpAdapter<Response> implements Interceptor {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
-  private final HttpCallLoop<Response> loop;
-
   private RelentInterceptor(HttpCallLoop<Response> loop) {
-    this.loop = loop;
+    super(loop);
   }
 
   /**
@@ -174,33 +171,6 @@ public final class RelentInterceptor implements Interceptor {
   }
 
   /**
-   * Returns the executor every call runs under.
-   *
-   * @return the executor
-   */
-  public RelentExecutor<Response> executor() {
-    return loop.executor();
-  }
-
-  /**
-   * Returns the HTTP semantics this interceptor uses: its table, hint reader and redactor.
-   *
-   * @return the outcomes
-   */
-  public HttpOutcomes<Response> outcomes() {
-    return loop.outcomes();
-  }
-
-  /**
-   * Returns a snapshot of the counters: first attempts, retries, successes, final failures.
-   *
-   * @return a new snapshot
-   */
-  public RelentCounters counters() {
-    return loop.executor().counters();
-  }
-
-  /**
    * Runs one call: sets its key, makes attempts until the executor accepts a response or gives up.
    *
    * @param chain OkHttp's chain
@@ -219,17 +189,18 @@ public final class RelentInterceptor implements Interceptor {
     RequestBody body = request.body();
     String existing = request.header(Idempotency.HEADER);
     HttpCall call =
-        loop.prepare(
-            request.method(),
-            request.url().toString(),
-            existing,
-            options != null ? options : CallOptions.defaults(),
-            body == null || !(body.isOneShot() || body.isDuplex()));
+        loop()
+            .prepare(
+                request.method(),
+                request.url().toString(),
+                existing,
+                options != null ? options : CallOptions.defaults(),
+                body == null || !(body.isOneShot() || body.isDuplex()));
     Request.Builder keyed = request.newBuilder().tag(HttpCall.class, call);
     if (call.key() != null && existing == null) {
       keyed.header(Idempotency.HEADER, call.key());
     }
-    Response last = loop.execute(call, new OkExchange(chain, keyed.build()));
+    Response last = loop().execute(call, new OkExchange(chain, keyed.build()));
     Request tagged = last.request().newBuilder().tag(CallResult.class, call.result()).build();
     return last.newBuilder().request(tagged).build();
   }
@@ -260,7 +231,7 @@ public final class RelentInterceptor implements Interceptor {
       // Read now and close, so that no connection is held while waiting; OkHttp also
       // refuses a new proceed while the previous response is open.
       try (Response open = response) {
-        ResponseBody copy = open.peekBody(loop.maxBufferedBody());
+        ResponseBody copy = open.peekBody(loop().maxBufferedBody());
         return open.newBuilder().body(copy).build();
       }
     }

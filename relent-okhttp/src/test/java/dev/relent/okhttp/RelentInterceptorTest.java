@@ -286,6 +286,29 @@ class RelentInterceptorTest {
   }
 
   @Test
+  void aFailureThatIsNoNetworkFaultPassesThroughUnchangedAndIsNotRetried() {
+    server("{\"routes\":[{\"path\":\"/x\",\"steps\":[{\"status\":200}]}]}");
+    IllegalStateException bug = new IllegalStateException("a bug in a network interceptor");
+    OkHttpClient client =
+        relent()
+            .build()
+            .install(new OkHttpClient.Builder())
+            .addNetworkInterceptor(
+                chain -> {
+                  throw bug;
+                })
+            .build();
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                client
+                    .newCall(new Request.Builder().url(server.uri("/x").toString()).build())
+                    .execute());
+    assertThat(thrown).isSameAs(bug);
+    assertThat(sleeper.waits()).isEmpty();
+  }
+
+  @Test
   void settingsAreValidated() {
     assertThatThrownBy(() -> RelentInterceptor.builder().withMaxBufferedBody(-1))
         .isInstanceOf(IllegalArgumentException.class)

@@ -9,8 +9,8 @@ import dev.relent.RelentEvent;
 import dev.relent.RetryPolicy;
 import dev.relent.http.CallOptions;
 import dev.relent.http.NotRetriedWriteException;
-import dev.relent.http.RelentHttpClient;
 import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.mockserver.MockServer;
 import dev.relent.testing.Envelope;
 import dev.relent.testing.FakeTime;
@@ -49,7 +49,7 @@ class RetryScenariosTest {
     return RelentHttpClient.builder(HttpClient.newHttpClient())
         .withPolicy(policy)
         .withTime(time.withSeed(7))
-        .onEvent(events::add)
+        .withExecutor(x -> x.onEvent(events::add))
         .build();
   }
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.RelentCounters;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.ConcurrencyLimit;
-import dev.relent.http.RelentHttpClient;
+import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
@@ -56,7 +56,7 @@ class SmallBatchTest {
                     .withMaxRetries(10)
                     .withDeadline(Duration.ofMinutes(5))
                     .build())
-            .withConcurrencyLimit(limit)
+            .withExecutor(x -> x.withConcurrencyLimit(limit))
             .withTime(time.withSeed(3))
             .build();
 

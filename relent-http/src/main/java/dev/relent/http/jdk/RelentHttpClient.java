@@ -1,7 +1,6 @@
 package dev.relent.http.jdk;
 
 import dev.relent.AttemptContext;
-import dev.relent.RelentCounters;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.http.CallOptions;
@@ -13,6 +12,7 @@ import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.http.ServerHints;
 import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapter;
 import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
@@ -90,16 +90,15 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
-public final class RelentHttpClient {
+public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
 
   private final HttpClient client;
-  private final HttpCallLoop<HttpResponse<?>> loop;
 
   private RelentHttpClient(HttpClient client, HttpCallLoop<HttpResponse<?>> loop) {
+    super(loop);
     this.client = client;
-    this.loop = loop;
   }
 
   /**
@@ -164,7 +163,7 @@ public final class RelentHttpClient {
       throws IOException, InterruptedException {
     JdkCall<T> call = prepare(request, handler, options);
     try {
-      return tracked(loop.execute(call.call, call));
+      return tracked(loop().execute(call.call, call));
     } catch (InterruptedIOException e) {
       if (e.getCause() instanceof RelentException) {
         // The executor restored the flag; an InterruptedException reports it instead, as the JDK's.
@@ -207,7 +206,7 @@ public final class RelentHttpClient {
   public <T> CompletableFuture<RelentHttpResponse<T>> sendAsync(
       HttpRequest request, BodyHandler<T> handler, CallOptions options) {
     JdkCall<T> call = prepare(request, handler, options);
-    CompletableFuture<HttpResponse<?>> inner = loop.executeAsync(call.call, call::sendAsync);
+    CompletableFuture<HttpResponse<?>> inner = loop().executeAsync(call.call, call::sendAsync);
     CompletableFuture<RelentHttpResponse<T>> outer = inner.thenApply(RelentHttpClient::tracked);
     outer.whenComplete(
         (response, failure) -> {
@@ -219,39 +218,12 @@ public final class RelentHttpClient {
   }
 
   /**
-   * Returns the executor every call runs under, shared by all calls of this client.
-   *
-   * @return the executor
-   */
-  public RelentExecutor<HttpResponse<?>> executor() {
-    return loop.executor();
-  }
-
-  /**
-   * Returns the HTTP semantics this client uses: its table, hint reader and redactor.
-   *
-   * @return the outcomes
-   */
-  public HttpOutcomes<HttpResponse<?>> outcomes() {
-    return loop.outcomes();
-  }
-
-  /**
    * Returns the JDK client that sends every attempt.
    *
    * @return the client
    */
   public HttpClient client() {
     return client;
-  }
-
-  /**
-   * Returns a snapshot of the counters: first attempts, retries, successes, final failures.
-   *
-   * @return a new snapshot
-   */
-  public RelentCounters counters() {
-    return loop.executor().counters();
   }
 
   @SuppressWarnings("unchecked")
@@ -265,7 +237,7 @@ public final class RelentHttpClient {
     Objects.requireNonNull(options, "options cannot be null");
     String existing = request.headers().firstValue(Idempotency.HEADER).orElse(null);
     HttpCall call =
-        loop.prepare(request.method(), String.valueOf(request.uri()), existing, options, true);
+        loop().prepare(request.method(), String.valueOf(request.uri()), existing, options, true);
     HttpRequest keyed =
         call.key() == null || existing != null
             ? request
@@ -290,8 +262,8 @@ public final class RelentHttpClient {
       this.handler =
           info -> {
             HttpResponse.BodySubscriber<T> subscriber = own.apply(info);
-            return loop.needsBuffer(call, info.statusCode(), HeaderLookup.of(info.headers()))
-                ? new BufferedSubscriber<>(subscriber, loop.maxBufferedBody())
+            return loop().needsBuffer(call, info.statusCode(), HeaderLookup.of(info.headers()))
+                ? new BufferedSubscriber<>(subscriber, loop().maxBufferedBody())
                 : subscriber;
           };
     }

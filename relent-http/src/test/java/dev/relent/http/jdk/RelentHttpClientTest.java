@@ -586,6 +586,22 @@ class RelentHttpClientTest {
   }
 
   @Test
+  void aFailureThatIsNoNetworkFaultPassesThroughUnchangedAndIsNotRetried() throws Exception {
+    ScriptedServer server = server().respond(200).respond(200);
+    IllegalStateException bug = new IllegalStateException("a bug in the body handler");
+    HttpResponse.BodyHandler<String> broken =
+        info -> {
+          throw bug;
+        };
+    Throwable sync = catchThrowable(() -> client().send(get(server.uri("/x")), broken));
+    assertThat(sync).isSameAs(bug);
+    Throwable async =
+        catchThrowable(() -> client().sendAsync(get(server.uri("/x")), broken).join());
+    assertThat(async.getCause()).isSameAs(bug);
+    assertThat(sleeper.waits()).isEmpty();
+  }
+
+  @Test
   void secretsNeverReachLogsExceptionsOrEvents() throws Exception {
     String query = "/items?token=SECRET-Q1&page=2&api_key=SECRET-Q2";
     ScriptedServer server = server();
