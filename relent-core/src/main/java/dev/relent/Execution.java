@@ -315,7 +315,7 @@ class Execution<R> implements AttemptContext {
     if (hint != null && hint.isQuotaExhausted()) {
       GiveUp g = facts(RelentException.Reason.QUOTA_EXHAUSTED, now);
       g.serverWaitNanos = hint.waitNanos();
-      g.retryAt = hint.resetAt() != null ? hint.resetAt() : wallClockIn(hint.waitNanos());
+      g.retryAt = hint.resetAt().orElseGet(() -> wallClockIn(hint.waitNanos()));
       g.detail =
           hint.source()
               + ": the quota resets in "

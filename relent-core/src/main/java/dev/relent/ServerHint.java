@@ -5,6 +5,7 @@ import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a server said about when to come back: a minimum wait (from {@code Retry-After} or a
@@ -135,10 +136,10 @@ public final class ServerHint {
   /**
    * Returns when the quota resets, if the server said.
    *
-   * @return the reset time, or null
+   * @return the reset time, or empty
    */
-  public Instant resetAt() {
-    return resetAt;
+  public Optional<Instant> resetAt() {
+    return Optional.ofNullable(resetAt);
   }
 
   @Override

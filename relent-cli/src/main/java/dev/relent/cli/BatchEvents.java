@@ -84,7 +84,7 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
     if (hint != null && hint.isQuotaExhausted()) {
       // Said on any answer (a 200 with "0 left today"): no later request can succeed.
       quotaExhausted.accept(
-          hint.resetAt(),
+          hint.resetAt().orElse(null),
           outcomes.describe(response, failure) + " with " + redactor.text(hint.source()));
     }
   }

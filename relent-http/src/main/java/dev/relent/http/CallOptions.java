@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * <pre>{@code
  * CallOptions.builder().withIdempotencyKey().build();           // a new key for this operation
  * CallOptions.builder().withIdempotencyKey("order-4711").build(); // the caller's own key
- * CallOptions.builder().withDecisionTable(DecisionTable.defaults().with(503, Rule.NEVER)).build();
+ * CallOptions.builder().withDecisionTable(DecisionTable.ofDefaults().with(503, Rule.NEVER)).build();
  * CallOptions.builder().withAttemptListener(record -> journal.add(record)).build();
  * }</pre>
  *
@@ -46,7 +46,7 @@ public final class CallOptions {
    *
    * @return the shared default options
    */
-  public static CallOptions defaults() {
+  public static CallOptions ofDefaults() {
     return DEFAULTS;
   }
 

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * class (1xx to 5xx), and a rule per network {@link Fault}. Pure functions over (method, keyed,
  * status, headers) or (method, keyed, fault), so that every client adapter shares one table.
  *
- * <p>Defaults ({@link #defaults()}):
+ * <p>Defaults ({@link #ofDefaults()}):
  *
  * <table>
  *   <caption>Default rows</caption>
@@ -46,7 +46,7 @@ import java.util.TreeMap;
  * Rule.RETRY_ANY_METHOD)}.
  *
  * <p>Override a row per client or per request; a table is immutable and {@code with} returns a new
- * one: {@code DecisionTable.defaults().with(503, Rule.NEVER).with(Fault.UNKNOWN_HOST,
+ * one: {@code DecisionTable.ofDefaults().with(503, Rule.NEVER).with(Fault.UNKNOWN_HOST,
  * Rule.RETRY_ANY_METHOD)}. Thread-safe; deciding allocates nothing.
  */
 public final class DecisionTable {
@@ -245,7 +245,7 @@ public final class DecisionTable {
    *
    * @return the shared default table
    */
-  public static DecisionTable defaults() {
+  public static DecisionTable ofDefaults() {
     return DEFAULTS;
   }
 

@@ -11,7 +11,7 @@ class AdapterSupportTest {
 
   @Test
   void keyForFollowsOneOrderOfPrecedence() {
-    CallOptions defaults = CallOptions.defaults();
+    CallOptions defaults = CallOptions.ofDefaults();
     assertThat(defaults.keyFor("POST", "k-1", false)).isEqualTo("k-1");
     assertThat(defaults.keyFor("POST", null, false)).isNull();
     assertThat(defaults.keyFor("GET", null, true)).isNull();
@@ -38,7 +38,7 @@ class AdapterSupportTest {
 
   @Test
   void withoutResendsKeepsOnlyWhatSentNothing() {
-    DecisionTable once = DecisionTable.defaults().withoutResends();
+    DecisionTable once = DecisionTable.ofDefaults().withoutResends();
     for (int status : new int[] {408, 413, 429, 500, 502, 503, 504}) {
       assertThat(once.rule(status)).as("%d", status).isEqualTo(Rule.NEVER);
       assertThat(once.decide("GET", false, status, name -> "1").isRetry()).isFalse();
@@ -55,7 +55,7 @@ class AdapterSupportTest {
     assertThat(once.decide("PUT", true, Fault.CONNECT_REFUSED).isRetry()).isTrue();
     assertThat(once.decide("PUT", true, Fault.RESET).isRetry()).isFalse();
     // A status rule that retries any method re-sends the body too.
-    DecisionTable trusting = DecisionTable.defaults().with(503, Rule.RETRY_ANY_METHOD);
+    DecisionTable trusting = DecisionTable.ofDefaults().with(503, Rule.RETRY_ANY_METHOD);
     assertThat(trusting.withoutResends().rule(503)).isEqualTo(Rule.NEVER);
     assertThat(trusting.withoutResends().withoutResends()).isEqualTo(trusting.withoutResends());
     DecisionTable already = once.withoutResends();

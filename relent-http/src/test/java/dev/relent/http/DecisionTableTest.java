@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DecisionTableTest {
-  private static final DecisionTable TABLE = DecisionTable.defaults();
+  private static final DecisionTable TABLE = DecisionTable.ofDefaults();
   private static final HeaderLookup NO_HEADERS = HeaderLookup.NONE;
   private static final HeaderLookup RETRY_AFTER =
       HeaderLookup.of(Map.of("Retry-After", List.of("5")));

@@ -27,7 +27,7 @@ class DocsExamplesTest {
   @Test
   void tableOverride() {
     DecisionTable table =
-        DecisionTable.defaults()
+        DecisionTable.ofDefaults()
             .with(503, DecisionTable.Rule.RETRY_ANY_METHOD) // this API never processes a 503
             .with(Fault.UNKNOWN_HOST, DecisionTable.Rule.RETRY_ANY_METHOD);
     Decision decision = table.decide("POST", false, 503, HeaderLookup.NONE);
@@ -40,9 +40,9 @@ class DocsExamplesTest {
   void pureFunctions() {
     Map<String, List<String>> responseHeaders = Map.of("Retry-After", List.of("5"));
     HeaderLookup headers = HeaderLookup.of(responseHeaders);
-    Decision onResponse = DecisionTable.defaults().decide("GET", false, 503, headers);
+    Decision onResponse = DecisionTable.ofDefaults().decide("GET", false, 503, headers);
     Decision onFailure =
-        DecisionTable.defaults().decide("POST", false, new java.net.ConnectException("refused"));
+        DecisionTable.ofDefaults().decide("POST", false, new java.net.ConnectException("refused"));
     ServerHint hint =
         ServerHints.ofDefaults().read(503, headers, Instant.parse("2026-01-01T00:00:00Z"));
     // onResponse: retry: http-503; onFailure: retry: io-connect-refused; hint: 5 s
@@ -99,7 +99,7 @@ class DocsExamplesTest {
   void otherClients() {
     HttpOutcomes<HttpResponse<?>> outcomes =
         HttpOutcomes.builder(RelentHttpClient.responseAccess())
-            .withDecisionTable(DecisionTable.defaults().with(500, DecisionTable.Rule.NEVER))
+            .withDecisionTable(DecisionTable.ofDefaults().with(500, DecisionTable.Rule.NEVER))
             .build();
     RetryPolicy policy = RetryPolicy.builder().withMaxRetries(3).build();
     RelentExecutor<HttpResponse<?>> executor =

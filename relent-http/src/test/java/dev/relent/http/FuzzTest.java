@@ -120,7 +120,7 @@ class FuzzTest {
         assertThat(hint.source()).isNotNull();
       }
       Decision d =
-          DecisionTable.defaults()
+          DecisionTable.ofDefaults()
               .decide(random.nextBoolean() ? "GET" : "POST", random.nextBoolean(), status, headers);
       assertThat(d.verdict()).isNotNull();
       String facts =

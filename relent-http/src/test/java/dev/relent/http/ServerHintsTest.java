@@ -91,7 +91,7 @@ class ServerHintsTest {
     ServerHint h = read(429, "Retry-After", "86400");
     assertThat(h.isQuotaExhausted()).isTrue();
     assertThat(h.waitTime()).isEqualTo(Duration.ofDays(1));
-    assertThat(h.resetAt()).isEqualTo(Instant.parse("2026-01-02T00:00:00Z"));
+    assertThat(h.resetAt()).contains(Instant.parse("2026-01-02T00:00:00Z"));
     assertThat(read(429, "Retry-After", "3600").isQuotaExhausted()).isFalse();
     assertThat(read(429, "Retry-After", "3601").isQuotaExhausted()).isTrue();
     // A 503 with a day-long Retry-After is maintenance, not a quota: the executor refuses the wait.

@@ -33,7 +33,7 @@ final class Hc5Calls {
       HttpCallLoop<?> loop, HttpRequest request, HttpContext context, boolean resendable) {
     Object attribute = context.getAttribute(OPTIONS_ATTRIBUTE);
     CallOptions options =
-        attribute instanceof CallOptions ? (CallOptions) attribute : CallOptions.defaults();
+        attribute instanceof CallOptions ? (CallOptions) attribute : CallOptions.ofDefaults();
     Header existing = request.getFirstHeader(Idempotency.HEADER);
     return loop.prepare(
         request.getMethod(),

@@ -122,7 +122,7 @@ public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
 
   /**
    * Returns a handler with every setting at its default: {@link RetryPolicy#ofDefaults()}, {@link
-   * DecisionTable#defaults()}, no guards, the system time sources.
+   * DecisionTable#ofDefaults()}, no guards, the system time sources.
    *
    * @return a new handler
    */

@@ -107,7 +107,7 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
 
   /**
    * Returns an interceptor with every setting at its default: {@link RetryPolicy#ofDefaults()},
-   * {@link DecisionTable#defaults()}, no guards, the system time sources.
+   * {@link DecisionTable#ofDefaults()}, no guards, the system time sources.
    *
    * @return a new interceptor
    */
@@ -194,7 +194,7 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
                 request.method(),
                 request.url().toString(),
                 existing,
-                options != null ? options : CallOptions.defaults(),
+                options != null ? options : CallOptions.ofDefaults(),
                 body == null || !(body.isOneShot() || body.isDuplex()));
     Request.Builder keyed = request.newBuilder().tag(HttpCall.class, call);
     if (call.key() != null && existing == null) {

@@ -29,7 +29,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   public static final int DEFAULT_MAX_BUFFERED_BODY = 64 * 1024;
 
   private RetryPolicy policy = RetryPolicy.ofDefaults();
-  private DecisionTable table = DecisionTable.defaults();
+  private DecisionTable table = DecisionTable.ofDefaults();
   private ServerHints hints = ServerHints.ofDefaults();
   private Redactor redactor = Redactor.ofDefaults();
   private TimeSource time = TimeSource.system();
@@ -58,7 +58,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
 
   /**
    * Sets the decision table for every request without one of its own. Default {@link
-   * DecisionTable#defaults()}.
+   * DecisionTable#ofDefaults()}.
    *
    * @param table the table
    * @return this builder

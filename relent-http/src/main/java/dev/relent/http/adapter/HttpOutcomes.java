@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *     http.applyTo(RelentExecutor.<HttpResponse<?>>builder(RetryPolicy.ofDefaults())).build();
  * }</pre>
  *
- * <p>Defaults: {@link DecisionTable#defaults()}, {@link ServerHints#ofDefaults()}, {@link
+ * <p>Defaults: {@link DecisionTable#ofDefaults()}, {@link ServerHints#ofDefaults()}, {@link
  * Redactor#ofDefaults()}, {@link Clock#system()}. Immutable and thread-safe.
  *
  * @param <R> the client's response type
@@ -353,7 +353,7 @@ public final class HttpOutcomes<R> {
    */
   public static final class Builder<R> {
     private final ResponseAccess<R> access;
-    private DecisionTable table = DecisionTable.defaults();
+    private DecisionTable table = DecisionTable.ofDefaults();
     private ServerHints hints = ServerHints.ofDefaults();
     private Redactor redactor = Redactor.ofDefaults();
     private Clock clock = Clock.system();
@@ -363,7 +363,7 @@ public final class HttpOutcomes<R> {
     }
 
     /**
-     * Sets the decision table. Default {@link DecisionTable#defaults()}.
+     * Sets the decision table. Default {@link DecisionTable#ofDefaults()}.
      *
      * @param table the table
      * @return this builder

@@ -139,7 +139,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
    */
   public <T> RelentHttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
-    return send(request, handler, CallOptions.defaults());
+    return send(request, handler, CallOptions.ofDefaults());
   }
 
   /**
@@ -189,7 +189,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
    */
   public <T> CompletableFuture<RelentHttpResponse<T>> sendAsync(
       HttpRequest request, BodyHandler<T> handler) {
-    return sendAsync(request, handler, CallOptions.defaults());
+    return sendAsync(request, handler, CallOptions.ofDefaults());
   }
 
   /**

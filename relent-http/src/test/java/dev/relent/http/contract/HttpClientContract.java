@@ -223,7 +223,7 @@ public abstract class HttpClientContract {
    * @return the request
    */
   protected static TestRequest get(URI uri) {
-    return new TestRequest("GET", uri, Map.of(), null, CallOptions.defaults());
+    return new TestRequest("GET", uri, Map.of(), null, CallOptions.ofDefaults());
   }
 
   /**
@@ -362,7 +362,7 @@ public abstract class HttpClientContract {
             "{\"routes\":[{\"method\":\"POST\",\"path\":\"/charge\",\"steps\":["
                 + "{\"status\":503,\"headers\":{\"X-Request-Id\":\"r-9\"}},{\"status\":200}]}]}");
     Throwable thrown =
-        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.defaults())));
+        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.ofDefaults())));
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     NotRetriedWriteException e = (NotRetriedWriteException) thrown;
     assertThat(e.method()).isEqualTo("POST");
@@ -388,7 +388,8 @@ public abstract class HttpClientContract {
             "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
                 + "\"steps\":[{\"status\":504},{}]}]}");
     Throwable thrown =
-        catchThrowable(() -> client().send(post(server.uri("/payments"), CallOptions.defaults())));
+        catchThrowable(
+            () -> client().send(post(server.uri("/payments"), CallOptions.ofDefaults())));
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     assertThat(((NotRetriedWriteException) thrown).rule()).isEqualTo("http-504-unkeyed-write");
     assertThat(server.journal()).onPath("/payments").hasAttempts(1);
@@ -410,7 +411,7 @@ public abstract class HttpClientContract {
     assertThat(server).createdResources("payments", 1);
 
     Throwable thrown =
-        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.defaults())));
+        catchThrowable(() -> client().send(post(server.uri("/charge"), CallOptions.ofDefaults())));
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     NotRetriedWriteException e = (NotRetriedWriteException) thrown;
     assertThat(e.fault()).contains(Fault.RESET);
@@ -449,7 +450,8 @@ public abstract class HttpClientContract {
     assertThat(server.journal()).onPath("/slow").hasAttempts(2);
 
     Throwable thrown =
-        catchThrowable(() -> client.send(post(server.uri("/slow-write"), CallOptions.defaults())));
+        catchThrowable(
+            () -> client.send(post(server.uri("/slow-write"), CallOptions.ofDefaults())));
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     NotRetriedWriteException e = (NotRetriedWriteException) thrown;
     assertThat(e.fault()).contains(Fault.READ_TIMEOUT);
@@ -466,7 +468,7 @@ public abstract class HttpClientContract {
     CallOptions trusting =
         CallOptions.builder()
             .withDecisionTable(
-                dev.relent.http.DecisionTable.defaults()
+                dev.relent.http.DecisionTable.ofDefaults()
                     .with(503, dev.relent.http.DecisionTable.Rule.RETRY_ANY_METHOD))
             .build();
     Reply reply = client().send(post(server.uri("/charge"), trusting));
@@ -489,7 +491,7 @@ public abstract class HttpClientContract {
             server.uri("/charge?api_key=k3y-123&page=2"),
             headers,
             "{}",
-            CallOptions.defaults());
+            CallOptions.ofDefaults());
     Throwable thrown = catchThrowable(() -> client().send(request));
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     assertThat(thrown.getMessage())

@@ -296,7 +296,8 @@ class RelentHttpClientTest {
                 get(server.uri("/x")),
                 BodyHandlers.ofString(),
                 CallOptions.builder()
-                    .withDecisionTable(DecisionTable.defaults().with(503, DecisionTable.Rule.NEVER))
+                    .withDecisionTable(
+                        DecisionTable.ofDefaults().with(503, DecisionTable.Rule.NEVER))
                     .build());
     assertThat(response.statusCode()).isEqualTo(503);
     assertThat(response.attempts()).isEqualTo(1);
