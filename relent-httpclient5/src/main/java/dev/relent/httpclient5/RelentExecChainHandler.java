@@ -242,7 +242,7 @@ public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
       try {
         ClassicHttpResponse response =
             chain.proceed(ClassicRequestBuilder.copy(request).build(), scope);
-        return new TrackedResponse(response, response.getEntity(), call);
+        return new TrackedClassicResponse(response, response.getEntity(), call);
       } finally {
         context.setRequestConfig(own);
       }
@@ -251,8 +251,8 @@ public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
     @Override
     public HttpResponse buffer(HttpResponse response) throws IOException {
       // Read now and close, so that no connection is held while waiting.
-      try (TrackedResponse open = (TrackedResponse) response) {
-        return new TrackedResponse(open, copy(open.getEntity()), call);
+      try (TrackedClassicResponse open = (TrackedClassicResponse) response) {
+        return new TrackedClassicResponse(open, copy(open.getEntity()), call);
       }
     }
 

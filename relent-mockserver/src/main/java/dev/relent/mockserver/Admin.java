@@ -22,7 +22,7 @@ final class Admin {
     this.engine = engine;
   }
 
-  void answer(Exchange ex) {
+  void answer(ServerExchange ex) {
     String what = ex.path.substring(PREFIX.length());
     boolean get = ex.method.equals("GET") || ex.method.equals("HEAD");
     switch (what) {
@@ -67,7 +67,7 @@ final class Admin {
     ex.json(405, "{\"error\":\"method_not_allowed\",\"allow\":\"GET, HEAD\"}");
   }
 
-  private static void ok(Exchange ex, byte[] json) {
+  private static void ok(ServerExchange ex, byte[] json) {
     ex.status = 200;
     ex.contentType = "application/json";
     ex.responseBody = json;

@@ -88,8 +88,8 @@ public final class ConcurrentRequestLimit {
 
   /**
    * An active-request counter per caller key. A request takes a slot by incrementing its key's
-   * counter and, if that went past {@code max}, gives it back at once; the {@link Exchange} holds a
-   * slot it got until the answer is complete or the connection closes.
+   * counter and, if that went past {@code max}, gives it back at once; the {@link ServerExchange}
+   * holds a slot it got until the answer is complete or the connection closes.
    */
   private static final class Slots implements Emulation {
     private final ConcurrentRequestLimit cfg;
@@ -102,7 +102,7 @@ public final class ConcurrentRequestLimit {
     }
 
     @Override
-    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+    public Rejection admit(ServerExchange ex, MockClock clock, RateLimitHeaders shown) {
       AtomicInteger counter =
           cfg.key.kind == KeySpec.Kind.GLOBAL
               ? single

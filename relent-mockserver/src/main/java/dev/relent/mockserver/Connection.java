@@ -52,8 +52,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private String ip = "";
   private String remote = "";
-  private Exchange reading;
-  private Exchange answering;
+  private ServerExchange reading;
+  private ServerExchange answering;
   private boolean discarding;
   private boolean draining;
 
@@ -115,8 +115,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     discarding = false;
     String path = pathOf(request.uri());
     boolean isAdmin = path.startsWith("/__relent/");
-    Exchange ex =
-        new Exchange(
+    ServerExchange ex =
+        new ServerExchange(
             request,
             path,
             ip,
@@ -141,7 +141,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void onContent(HttpContent content) {
-    Exchange ex = reading;
+    ServerExchange ex = reading;
     if (discarding || ex == null) {
       return;
     }
@@ -169,7 +169,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void dispatch(Exchange ex) {
+  private void dispatch(ServerExchange ex) {
     answering = ex;
     if (ex.admin) {
       admin.answer(ex);
@@ -184,7 +184,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void respond(Exchange ex) {
+  private void respond(ServerExchange ex) {
     if (answering != ex || !ctx.channel().isActive()) {
       return;
     }
@@ -273,7 +273,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     // Otherwise the stall lasts until a side closes; channelInactive gives the permits back.
   }
 
-  private void finish(Exchange ex) {
+  private void finish(ServerExchange ex) {
     ex.release();
     if (answering != ex) {
       return;

@@ -227,7 +227,7 @@ public final class Cors {
    *
    * @return true if {@code ex} was a preflight and is answered
    */
-  boolean handle(Exchange ex) {
+  boolean handle(ServerExchange ex) {
     String allowOrigin = allowOriginFor(ex.origin);
     if (enabled
         && ex.origin != null
@@ -245,7 +245,7 @@ public final class Cors {
     return false;
   }
 
-  private void preflight(Exchange ex, String allowOrigin) {
+  private void preflight(ServerExchange ex, String allowOrigin) {
     ex.outcome = "preflight";
     if (allowOrigin == null) {
       ex.json(403, "{\"error\":\"origin_not_allowed\"}");
@@ -265,7 +265,7 @@ public final class Cors {
     ex.header("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers");
   }
 
-  private void allowCredentials(Exchange ex) {
+  private void allowCredentials(ServerExchange ex) {
     if (allowCredentials) {
       ex.header("Access-Control-Allow-Credentials", "true");
     }

@@ -99,7 +99,7 @@ public final class DailyQuota {
     }
 
     @Override
-    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+    public Rejection admit(ServerExchange ex, MockClock clock, RateLimitHeaders shown) {
       long wallMillis = clock.wallMillis();
       long day = Math.floorDiv(wallMillis - offsetMillis, DAY_MILLIS);
       long resetAt = (day + 1) * DAY_MILLIS + offsetMillis;

@@ -9,9 +9,9 @@ package dev.relent.mockserver;
  * emulations before the route's own, in the order {@link EmulationSettings#inOrder} gives; the
  * first rejection answers the request. An emulation that counts a quota adds its state to the
  * answer's {@link RateLimitHeaders} whether it admits or rejects; one that holds a slot while the
- * request runs hands it to the {@link Exchange}, which gives it back when the answer is complete or
- * the connection closes. Implementations are thread-safe and never block: they run on the event
- * loops.
+ * request runs hands it to the {@link ServerExchange}, which gives it back when the answer is
+ * complete or the connection closes. Implementations are thread-safe and never block: they run on
+ * the event loops.
  */
 interface Emulation {
 
@@ -23,7 +23,7 @@ interface Emulation {
    * @param shown the rate-limit headers of the answer, to add this emulation's quota to
    * @return null to let the request through, else the answer that rejects it
    */
-  Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown);
+  Rejection admit(ServerExchange ex, MockClock clock, RateLimitHeaders shown);
 
   /** Starts over: forgets every count, except the slots of requests still being answered. */
   void reset();
@@ -35,7 +35,7 @@ interface Emulation {
   record Rejection(String outcome, int status, long retryAfter, String json) {
 
     /** Answers {@code ex} with this rejection, after the rate-limit headers already on it. */
-    void answer(Exchange ex) {
+    void answer(ServerExchange ex) {
       if (retryAfter >= 0) {
         ex.header("Retry-After", Long.toString(retryAfter));
       }

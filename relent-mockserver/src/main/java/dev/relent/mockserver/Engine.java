@@ -15,12 +15,13 @@ import java.util.concurrent.atomic.LongAdder;
  * journal and the counters; decides the answer to each request.
  *
  * <p>Design: {@link #plan} runs when a request's line and headers arrive (so a reset before the
- * body, rate limits and arrival order all use the arrival time) and fills the {@link Exchange}:
- * CORS first ({@link Cors} answers a preflight itself), then the route, then its {@link Emulation}s
- * in the order {@link EmulationSettings#inOrder} gives, then the step or the resource. {@link
- * #complete} runs when the body has arrived, does what needs the body (creating a resource), and
- * journals the request. Both run on the connection's event loop and never block: shared state is in
- * atomics, concurrent maps and short {@code synchronized} sections per bucket. Thread-safe.
+ * body, rate limits and arrival order all use the arrival time) and fills the {@link
+ * ServerExchange}: CORS first ({@link Cors} answers a preflight itself), then the route, then its
+ * {@link Emulation}s in the order {@link EmulationSettings#inOrder} gives, then the step or the
+ * resource. {@link #complete} runs when the body has arrived, does what needs the body (creating a
+ * resource), and journals the request. Both run on the connection's event loop and never block:
+ * shared state is in atomics, concurrent maps and short {@code synchronized} sections per bucket.
+ * Thread-safe.
  */
 final class Engine {
 
@@ -56,7 +57,7 @@ final class Engine {
   // ---- deciding ------------------------------------------------------------------------------
 
   /** Decides the answer from the request line and headers. */
-  void plan(Exchange ex) {
+  void plan(ServerExchange ex) {
     requests.increment();
     int now = active.incrementAndGet();
     if (now > peakActive.get()) {
@@ -102,7 +103,7 @@ final class Engine {
   }
 
   /** Runs the emulations; returns false if one of them rejected the request. */
-  private boolean admit(Exchange ex, Emulation[] emulations) {
+  private boolean admit(ServerExchange ex, Emulation[] emulations) {
     RateLimitHeaders shown = new RateLimitHeaders();
     for (Emulation emulation : emulations) {
       Emulation.Rejection rejection = emulation.admit(ex, clock, shown);
@@ -117,7 +118,7 @@ final class Engine {
   }
 
   /** Does what needs the body, then journals the request. */
-  void complete(Exchange ex) {
+  void complete(ServerExchange ex) {
     if (ex.resourceCreate) {
       ex.endpoint.resource.create(ex);
     }
@@ -125,7 +126,7 @@ final class Engine {
   }
 
   /** Journals a request whose answer is decided (called once per request). */
-  void record(Exchange ex) {
+  void record(ServerExchange ex) {
     EndpointState e = ex.endpoint;
     if (e != null && ex.outcome != null) {
       e.outcomes.computeIfAbsent(ex.outcome, k -> new LongAdder()).increment();
@@ -235,7 +236,7 @@ final class Engine {
       return endpoint.path().matches(path);
     }
 
-    CompiledStep nextStep(Exchange ex) {
+    CompiledStep nextStep(ServerExchange ex) {
       AtomicLong c =
           endpoint.sequencePer() == null
               ? counter

@@ -84,7 +84,7 @@ final class IdempotentResource {
     }
   }
 
-  void plan(Exchange ex) {
+  void plan(ServerExchange ex) {
     boolean collection = ex.path.length() == base.length();
     boolean read = ex.method.equals("GET") || ex.method.equals("HEAD");
     if (collection && ex.method.equals("POST")) {
@@ -148,7 +148,7 @@ final class IdempotentResource {
     return out.toByteArray();
   }
 
-  void create(Exchange ex) {
+  void create(ServerExchange ex) {
     if (ex.tooLarge) {
       ex.outcome = "too-large";
       ex.renderStepHeaders = false;

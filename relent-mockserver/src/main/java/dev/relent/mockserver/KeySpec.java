@@ -69,7 +69,7 @@ final class KeySpec {
    * The caller's key in {@code ex}: its IP, the credentials of its {@code Authorization} (after the
    * scheme), the value of the header (empty when missing), or the empty key for {@code global}.
    */
-  String callerOf(Exchange ex) {
+  String callerOf(ServerExchange ex) {
     switch (kind) {
       case IP:
         return ex.ip;

@@ -82,7 +82,7 @@ public final class Latency {
     }
 
     @Override
-    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+    public Rejection admit(ServerExchange ex, MockClock clock, RateLimitHeaders shown) {
       ex.delayNanos += cfg.nanosFor(count.getAndIncrement());
       return null;
     }

@@ -144,7 +144,7 @@ public final class RateLimit {
     }
 
     @Override
-    public Rejection admit(Exchange ex, MockClock clock, RateLimitHeaders shown) {
+    public Rejection admit(ServerExchange ex, MockClock clock, RateLimitHeaders shown) {
       long now = clock.monotonicNanos();
       long limit = cfg.limit;
       long[] b = buckets.get(cfg.key.callerOf(ex), k -> new long[] {capacity, now});

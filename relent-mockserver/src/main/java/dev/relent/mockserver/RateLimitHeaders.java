@@ -42,7 +42,7 @@ final class RateLimitHeaders {
   }
 
   /** Writes the headers onto {@code ex}, if any quota counted the request. */
-  void write(Exchange ex) {
+  void write(ServerExchange ex) {
     if (policies == null) {
       return;
     }

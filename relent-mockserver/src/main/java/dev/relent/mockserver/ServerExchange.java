@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request line arrives, filled by {@link Engine}, consumed by {@link Connection}. Not thread-safe,
  * and never needs to be.
  */
-final class Exchange {
+final class ServerExchange {
 
   final HttpRequest request;
   final String method;
@@ -52,7 +52,7 @@ final class Exchange {
   private final AtomicInteger[] permits = new AtomicInteger[3];
   private int permitCount;
 
-  Exchange(
+  ServerExchange(
       HttpRequest request,
       String path,
       String ip,

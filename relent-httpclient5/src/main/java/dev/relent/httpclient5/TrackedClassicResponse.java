@@ -10,12 +10,12 @@ import org.apache.hc.core5.http.message.BasicClassicHttpResponse;
  * over the original's status, headers and entity; closing it closes that entity, which releases the
  * connection as closing the original would.
  */
-final class TrackedResponse extends BasicClassicHttpResponse implements Hc5Access.Tracked {
+final class TrackedClassicResponse extends BasicClassicHttpResponse implements Hc5Access.Tracked {
   private static final long serialVersionUID = 1L;
 
   private final transient HttpCall call;
 
-  TrackedResponse(ClassicHttpResponse original, HttpEntity entity, HttpCall call) {
+  TrackedClassicResponse(ClassicHttpResponse original, HttpEntity entity, HttpCall call) {
     super(original.getCode(), original.getReasonPhrase());
     setVersion(original.getVersion());
     setHeaders(original.getHeaders());
