@@ -5,7 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The default time and randomness: the only main code allowed to read the system's own. */
 @SuppressForbidden("the default implementations of the time and randomness SPI")
-public enum SystemTime implements Ticker, Clock, Sleeper, RandomSource {
+enum SystemTime implements Ticker, Clock, Sleeper, RandomSource {
   INSTANCE;
 
   @Override
