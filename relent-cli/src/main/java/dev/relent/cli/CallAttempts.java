@@ -1,6 +1,5 @@
 package dev.relent.cli;
 
-import dev.relent.Verdict;
 import dev.relent.http.AttemptRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -43,7 +42,7 @@ final class CallAttempts implements Consumer<AttemptRecord> {
   }
 
   /** The call ended so: the last attempt learns why the executor gave up after it, if it did. */
-  void finish(CallOutcome outcome) {
+  void finish() {
     if (records.isEmpty()) {
       return;
     }
@@ -52,7 +51,7 @@ final class CallAttempts implements Consumer<AttemptRecord> {
       // A give-up between attempts (no time left for the next one): the outcome reports it.
       return;
     }
-    gaveUp = gaveUp(last, outcome);
+    gaveUp = last.gaveUp().map(Format::slug).orElse(null);
     print(last, gaveUp);
   }
 
@@ -64,28 +63,6 @@ final class CallAttempts implements Consumer<AttemptRecord> {
   /** Why the executor gave up after the last attempt ({@code retries-exhausted}, ...), or null. */
   String gaveUp() {
     return gaveUp;
-  }
-
-  /**
-   * Why the executor stopped after an attempt that no other followed, as the reason of the call's
-   * end: none after a success or an answer it stops at (a 404, a held-back write's response);
-   * {@code not-retryable} after a network fault it does not retry; else the executor's reason.
-   */
-  private static String gaveUp(AttemptRecord last, CallOutcome outcome) {
-    if (last.verdict().kind() == Verdict.Kind.SUCCESS) {
-      return null;
-    }
-    switch (outcome.reason()) {
-      case "success":
-      case "http-error":
-      case "error":
-        return null;
-      case "not-resent":
-      case "fault-not-retried":
-        return last.status() < 0 ? "not-retryable" : null;
-      default:
-        return outcome.reason();
-    }
   }
 
   private void print(AttemptRecord a, String gaveUp) {

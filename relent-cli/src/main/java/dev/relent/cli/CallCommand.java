@@ -159,7 +159,7 @@ final class CallCommand implements Callable<Integer> {
             redactor,
             true);
     long elapsedNanos = Math.max(0L, ticker.read() - start);
-    attempts.finish(outcome);
+    attempts.finish();
 
     int code = outcome.exitCode();
     if (report != null) {

@@ -1,5 +1,6 @@
 package dev.relent.http;
 
+import dev.relent.RelentException;
 import dev.relent.Verdict;
 import java.time.Duration;
 import java.util.Objects;
@@ -37,6 +38,9 @@ import java.util.Optional;
  * @param replayed whether the server answered from its idempotency store ({@code
  *     Idempotent-Replayed: true})
  * @param key the short form of the call's {@code Idempotency-Key}
+ * @param gaveUp why the executor gave up right after this attempt (its last), if it did: {@code
+ *     RETRIES_EXHAUSTED}, {@code NOT_RETRYABLE}, {@code INTERRUPTED}…; empty after a success, an
+ *     answer the table stops at, a retry, or an unchecked failure passed on as it is
  */
 public record AttemptRecord(
     int number,
@@ -56,7 +60,8 @@ public record AttemptRecord(
     Optional<String> waitHeaders,
     Optional<String> via,
     boolean replayed,
-    Optional<String> key) {
+    Optional<String> key,
+    Optional<RelentException.Reason> gaveUp) {
 
   /** The header a deduplicating server sets on an answer it replays: {@value}. */
   public static final String REPLAYED_HEADER = "Idempotent-Replayed";
@@ -84,6 +89,7 @@ public record AttemptRecord(
     Objects.requireNonNull(waitHeaders, "waitHeaders cannot be null");
     Objects.requireNonNull(via, "via cannot be null");
     Objects.requireNonNull(key, "key cannot be null");
+    Objects.requireNonNull(gaveUp, "gaveUp cannot be null");
   }
 
   /**

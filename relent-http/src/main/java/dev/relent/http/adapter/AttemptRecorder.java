@@ -1,6 +1,7 @@
 package dev.relent.http.adapter;
 
 import dev.relent.RelentEvent;
+import dev.relent.RelentException;
 import dev.relent.RelentListener;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
@@ -120,7 +121,10 @@ final class AttemptRecorder<R> implements RelentListener<R> {
         header(ResponseFacts.waitHeaders(headers), redactor),
         header(ResponseFacts.layers(headers), redactor),
         headers != null && "true".equalsIgnoreCase(first(headers)),
-        Optional.ofNullable(call == null ? null : AttemptRecord.shortKey(call.key())));
+        Optional.ofNullable(call == null ? null : AttemptRecord.shortKey(call.key())),
+        event.type() == RelentEvent.Type.FAILURE
+            ? event.exception().map(RelentException::reason)
+            : Optional.empty());
   }
 
   private static String first(HeaderLookup headers) {

@@ -538,6 +538,7 @@ public abstract class HttpClientContract {
     assertThat(first.requestId()).contains("X-Request-Id: r-1");
     assertThat(first.replayed()).isFalse();
     assertThat(first.key()).contains("order-47…");
+    assertThat(first.gaveUp()).isEmpty();
 
     AttemptRecord second = reply.records().get(1);
     assertThat(second.number()).isEqualTo(2);
@@ -545,6 +546,7 @@ public abstract class HttpClientContract {
     assertThat(second.status()).isEqualTo(200);
     assertThat(second.verdict()).isEqualTo(Verdict.success("http-2xx"));
     assertThat(second.waitTime()).isEmpty();
+    assertThat(second.gaveUp()).isEmpty();
     assertThat(reply.records().toString()).doesNotContain("k3y-123").doesNotContain("s3cr3t");
   }
 
@@ -567,6 +569,8 @@ public abstract class HttpClientContract {
     assertThat(only.rule()).isEqualTo("io-reset-unkeyed-write");
     assertThat(only.heldBack()).isTrue();
     assertThat(only.key()).isEmpty();
+    // The executor stopped at a fault it may not retry; the adapter then held the write back.
+    assertThat(only.gaveUp()).contains(RelentException.Reason.NOT_RETRYABLE);
   }
 
   @Test
@@ -588,5 +592,6 @@ public abstract class HttpClientContract {
     assertThat(heard).hasSize(1);
     assertThat(heard.get(0).status()).isEqualTo(429);
     assertThat(heard.get(0).serverHint()).isPresent();
+    assertThat(heard.get(0).gaveUp()).contains(RelentException.Reason.QUOTA_EXHAUSTED);
   }
 }
