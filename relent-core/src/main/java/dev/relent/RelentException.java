@@ -2,6 +2,7 @@ package dev.relent;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -42,7 +43,17 @@ public class RelentException extends RuntimeException {
     /** No concurrency slot came free before the deadline. */
     CONCURRENCY_LIMIT,
     /** The waiting thread was interrupted. */
-    INTERRUPTED
+    INTERRUPTED;
+
+    /**
+     * Returns the reason as logs, reports and scripts spell it: lower case with hyphens ({@code
+     * RETRIES_EXHAUSTED} is {@code retries-exhausted}).
+     *
+     * @return the slug
+     */
+    public String slug() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
   }
 
   private final Reason reason;

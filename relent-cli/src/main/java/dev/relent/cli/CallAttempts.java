@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.RelentException;
 import dev.relent.http.AttemptRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -51,7 +52,7 @@ final class CallAttempts implements Consumer<AttemptRecord> {
       // A give-up between attempts (no time left for the next one): the outcome reports it.
       return;
     }
-    gaveUp = last.gaveUp().map(Format::slug).orElse(null);
+    gaveUp = last.gaveUp().map(RelentException.Reason::slug).orElse(null);
     print(last, gaveUp);
   }
 

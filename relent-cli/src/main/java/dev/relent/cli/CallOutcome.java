@@ -69,7 +69,7 @@ record CallOutcome(
     } catch (RelentException e) {
       Object last = e.lastResult().orElse(null);
       return new CallOutcome(
-          Format.slug(e.reason()),
+          e.reason().slug(),
           e.getMessage(),
           last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
           e.attempts(),

@@ -7,7 +7,6 @@ import dev.relent.http.Redactor;
 import dev.relent.time.Clock;
 import dev.relent.time.Durations;
 import java.time.Duration;
-import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.event.Level;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -69,7 +68,7 @@ final class HttpAttemptLogger {
     String decision;
     if (event.type() == RelentEvent.Type.FAILURE && gaveUp != null) {
       StringBuilder d = new StringBuilder("give up: ");
-      d.append(gaveUp.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      d.append(gaveUp.reason().slug());
       event.verdict().ifPresent(verdict -> d.append(", last ").append(verdict));
       decision = d.toString();
     } else {
@@ -81,14 +80,14 @@ final class HttpAttemptLogger {
     }
     if (gaveUp != null && event.type() == RelentEvent.Type.FAILURE) {
       if (gaveUp.serverWait().isPresent()) {
-        s.append(" server-wait=").append(seconds(gaveUp.serverWait().get()));
+        s.append(" server-wait=").append(Durations.format(gaveUp.serverWait().get().toNanos()));
         b = b.addKeyValue("server_wait_ms", gaveUp.serverWait().get().toMillis());
       }
       gaveUp.retryAt().ifPresent(at -> s.append(" retry-at=").append(at));
     }
     if (event.waitTime().isPresent()) {
       Duration wait = event.waitTime().get();
-      s.append(" wait=").append(seconds(wait));
+      s.append(" wait=").append(Durations.format(wait.toNanos()));
       b = b.addKeyValue("wait_ms", wait.toMillis());
     }
     if (event.hint().isPresent()) {
@@ -104,7 +103,7 @@ final class HttpAttemptLogger {
       s.append(" held-back=\"not re-sent: may have reached the server\"");
       b = b.addKeyValue("held_back", true);
     }
-    s.append(" elapsed=").append(seconds(event.elapsed()));
+    s.append(" elapsed=").append(Durations.format(event.elapsed().toNanos()));
     b.addKeyValue("elapsed_ms", event.elapsed().toMillis()).log(s.toString());
   }
 
@@ -124,7 +123,7 @@ final class HttpAttemptLogger {
                 + " attempt="
                 + (event.attempt() + 1)
                 + " decision=paced wait="
-                + seconds(wait));
+                + Durations.format(wait.toNanos()));
   }
 
   private static Level level(AttemptRecord record, RelentEvent<?> event) {
@@ -139,13 +138,5 @@ final class HttpAttemptLogger {
 
   private String clean(String value) {
     return dev.relent.http.ResponseFacts.sanitize(redactor.text(value)).replace('"', '\'');
-  }
-
-  private static String seconds(Duration d) {
-    return seconds(d.toNanos());
-  }
-
-  static String seconds(long nanos) {
-    return Durations.format(nanos);
   }
 }
