@@ -40,7 +40,7 @@ final class Engine {
 
   Engine(Scenario scenario, MockClock clock, int journalCapacity) {
     this.clock = clock;
-    this.journal = new Journal(journalCapacity);
+    this.journal = new Journal(journalCapacity, clock == MockClock.system());
     this.cors = scenario.cors();
     this.serverEmulations = scenario.emulations().start();
     List<Endpoint> list = scenario.endpoints();

@@ -69,7 +69,7 @@ final class Journal {
       this.outcome = outcome;
     }
 
-    JournalEntry toEntry(long base) {
+    JournalEntry toEntry(long base, boolean onSystemClock) {
       Map<String, List<String>> hs = new LinkedHashMap<>();
       for (Map.Entry<String, String> h : headers) {
         String value = Redaction.isSecretHeader(h.getKey()) ? JournalEntry.REDACTED : h.getValue();
@@ -89,7 +89,8 @@ final class Journal {
           step,
           status,
           fault == null ? null : fault.token(),
-          outcome);
+          outcome,
+          onSystemClock);
     }
   }
 
@@ -101,9 +102,12 @@ final class Journal {
   private final AtomicLong next = new AtomicLong();
   // Sequence numbers below this were cleared by a reset.
   private volatile long base;
+  // Whether arrivals are stamped by the system clock (real gaps) rather than a virtual one.
+  private final boolean onSystemClock;
 
-  Journal(int capacity) {
+  Journal(int capacity, boolean onSystemClock) {
     this.capacity = capacity;
+    this.onSystemClock = onSystemClock;
     this.slots = new AtomicReferenceArray<>(capacity);
   }
 
@@ -128,7 +132,7 @@ final class Journal {
     for (long s = start; s < end; s++) {
       Record r = slots.get((int) (s % capacity));
       if (r != null && r.seq == s) {
-        out.add(r.toEntry(b));
+        out.add(r.toEntry(b, onSystemClock));
       }
     }
     return out;

@@ -26,6 +26,8 @@ import java.util.Map;
  *     concurrency-limited}, {@code preflight}, {@code no-route}, {@code created}, {@code replayed},
  *     {@code not-created}, {@code idempotency-problem}, {@code listed}, {@code read}, {@code
  *     not-found}, {@code method-not-allowed}, {@code too-large} or {@code bad-request}
+ * @param onSystemClock whether {@code arrivedAt} was read from the system clock, so that the gaps
+ *     between entries are whatever the machine took, not a test's exact virtual time
  */
 public record JournalEntry(
     long sequence,
@@ -40,7 +42,8 @@ public record JournalEntry(
     int step,
     int status,
     String fault,
-    String outcome) {
+    String outcome,
+    boolean onSystemClock) {
 
   /**
    * The text that stands in the journal instead of a credential: {@code REDACTED}, the marker the

@@ -44,14 +44,14 @@ public final class JournalAssert extends AbstractAssert<JournalAssert, List<Jour
   private static final double JITTER_MEAN_LOW = 0.25;
   private static final double JITTER_MEAN_HIGH = 0.75;
 
-  // Whether a server on the system clock recorded these entries; null until first asked.
-  private Boolean onSystemClock;
+  // Whether the server stamped these entries with the system clock; kept by filtered views.
+  private final boolean onSystemClock;
 
   JournalAssert(List<JournalEntry> journal) {
-    this(journal, null);
+    this(journal, journal.stream().anyMatch(JournalEntry::onSystemClock));
   }
 
-  JournalAssert(List<JournalEntry> journal, Boolean onSystemClock) {
+  private JournalAssert(List<JournalEntry> journal, boolean onSystemClock) {
     super(List.copyOf(journal), JournalAssert.class);
     this.onSystemClock = onSystemClock;
   }
@@ -111,19 +111,12 @@ public final class JournalAssert extends AbstractAssert<JournalAssert, List<Jour
         kept.add(e);
       }
     }
-    return new JournalAssert(kept, onSystemClock()).as(what);
-  }
-
-  private boolean onSystemClock() {
-    if (onSystemClock == null) {
-      onSystemClock = MockServerExtension.stampedBySystemClock(actual);
-    }
-    return onSystemClock;
+    return new JournalAssert(kept, onSystemClock).as(what);
   }
 
   private void requireVirtualTime() {
     isNotNull();
-    if (onSystemClock()) {
+    if (onSystemClock) {
       failWithMessage(
           "spacing checks need virtual time, but the mock server stamped this journal with the"
               + " system clock, so its gaps are whatever the machine took. Give the extension a"

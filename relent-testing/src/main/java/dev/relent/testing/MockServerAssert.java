@@ -87,6 +87,6 @@ public final class MockServerAssert extends AbstractAssert<MockServerAssert, Moc
    */
   public JournalAssert journal() {
     isNotNull();
-    return new JournalAssert(actual.journal(), MockServerExtension.runsOnSystemClock(actual));
+    return new JournalAssert(actual.journal());
   }
 }

@@ -1,6 +1,5 @@
 package dev.relent.testing;
 
-import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockClock;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
@@ -8,12 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -46,7 +40,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * gaps) need virtual time: give the extension the same {@link FakeTime} as the client ({@link
  * #withClock(MockClock)}) and the journal records arrivals on the client's clock, exact to the
  * millisecond. On the default system clock the gaps are whatever the machine took, so those
- * assertions fail at once on a journal this extension's server recorded, saying so.
+ * assertions fail at once on a journal recorded there, saying so.
  *
  * <p>Not thread-safe: JUnit calls it from one thread per test class.
  */
@@ -56,10 +50,6 @@ public final class MockServerExtension
         BeforeEachCallback,
         AfterEachCallback,
         ParameterResolver {
-  // Servers started on the system clock by any extension, so that a spacing assertion can tell that
-  // the journal it was given came from one of them. Thread-safe: test classes may run in parallel.
-  private static final Set<MockServer> ON_SYSTEM_CLOCK = ConcurrentHashMap.newKeySet();
-
   private final Scenario scenario;
   private MockClock clock = MockClock.system();
   private MockServer server;
@@ -127,28 +117,6 @@ public final class MockServerExtension
     return server;
   }
 
-  /** Whether the server was started by an extension on the system clock. */
-  static boolean runsOnSystemClock(MockServer server) {
-    return ON_SYSTEM_CLOCK.contains(server);
-  }
-
-  /**
-   * Whether the entries were recorded by a running server that an extension started on the system
-   * clock. Entries are values (arrival, client address and port, headers with the server's {@code
-   * Host}), so an equal entry in such a server's journal is one of its own.
-   */
-  static boolean stampedBySystemClock(List<JournalEntry> entries) {
-    if (entries.isEmpty()) {
-      return false;
-    }
-    for (MockServer running : ON_SYSTEM_CLOCK) {
-      if (!Collections.disjoint(new HashSet<>(running.journal()), entries)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   @Override
   public void beforeAll(ExtensionContext context) {
     perClass = true;
@@ -176,14 +144,10 @@ public final class MockServerExtension
 
   private void start() {
     server = MockServer.builder(scenario).withClock(clock).start();
-    if (clock == MockClock.system()) {
-      ON_SYSTEM_CLOCK.add(server);
-    }
   }
 
   private void stop() {
     if (server != null) {
-      ON_SYSTEM_CLOCK.remove(server);
       server.close();
       server = null;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.Backoff;
+import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
@@ -71,6 +72,19 @@ class RealClockTest {
 
       assertThat(onFakeTime.journal()).honoursRetryAfter(429, Duration.ofSeconds(3));
       assertThat(onFakeTime).journal().spacedAtLeast(Duration.ofSeconds(3));
+    }
+  }
+
+  @Test
+  void aServerStartedByHandOnTheSystemClockIsCheckedToo() throws Exception {
+    try (MockServer byHand = MockServer.start(SCENARIO)) {
+      Requests.get(client, byHand, "/flaky");
+      Requests.get(client, byHand, "/flaky");
+
+      assertThat(byHand.journal().stream().allMatch(JournalEntry::onSystemClock)).isTrue();
+      failsForWantOfVirtualTime(
+          () -> assertThat(byHand.journal()).spacedAtLeast(Duration.ofMillis(0)));
+      failsForWantOfVirtualTime(() -> assertThat(byHand).journal().spacedAtLeast(Duration.ZERO));
     }
   }
 }
