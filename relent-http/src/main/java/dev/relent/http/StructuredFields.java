@@ -1,5 +1,6 @@
 package dev.relent.http;
 
+import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -20,11 +21,11 @@ import java.util.Objects;
  * String) and Parameters.
  *
  * <p>Design: one recursive-descent pass over the field value, following the parsing algorithms of
- * RFC 9651 §4.2 step by step (the method names are the RFC's). Any departure from the grammar fails
- * the whole field with a {@link MalformedFieldException} naming what was wrong and where: a
- * receiver must ignore a malformed field entirely (§4.2: "if parsing fails, ... the entire field
- * value MUST be ignored"), so there is no partial result. Two SHOULDs of §4.2.7 are followed: a
- * Byte Sequence without its {@code =} padding, or with non-zero pad bits, is accepted.
+ * RFC 9651 §4.2 step by step (each method names the section it follows). Any departure from the
+ * grammar fails the whole field with a {@link MalformedFieldException} naming what was expected and
+ * where: a recipient ignores a malformed field entirely, as if it were absent (§4.2), so there is
+ * no partial result. Two SHOULDs of §4.2.7 are followed: a Byte Sequence without its {@code =}
+ * padding, or with non-zero pad bits, is accepted.
  *
  * <p>A field sent as several field lines is parsed after joining the lines with {@code ", "}
  * ({@link #join}), as RFC 9110 §5.3 combines them. The input must be ASCII; a character above 0x7F
@@ -391,8 +392,7 @@ final class StructuredFields {
     int start = pos;
     pos++; // '%'
     expect('"', "'\"' after '%'");
-    byte[] bytes = new byte[Math.max(0, input.length() - pos)];
-    int length = 0;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     while (pos < input.length()) {
       char c = input.charAt(pos++);
       if (c < 0x20 || c == 0x7f) {
@@ -404,7 +404,7 @@ final class StructuredFields {
         if (lo < 0) {
           throw new MalformedFieldException("two lowercase hex digits after '%'", pos - 1);
         }
-        bytes[length++] = (byte) (hi << 4 | lo);
+        bytes.write(hi << 4 | lo);
         pos += 2;
       } else if (c == '"') {
         try {
@@ -413,13 +413,13 @@ final class StructuredFields {
                   .newDecoder()
                   .onMalformedInput(CodingErrorAction.REPORT)
                   .onUnmappableCharacter(CodingErrorAction.REPORT)
-                  .decode(ByteBuffer.wrap(bytes, 0, length))
+                  .decode(ByteBuffer.wrap(bytes.toByteArray()))
                   .toString());
         } catch (CharacterCodingException e) {
           throw new MalformedFieldException("UTF-8 in a display string", start);
         }
       } else {
-        bytes[length++] = (byte) c;
+        bytes.write(c);
       }
     }
     throw new MalformedFieldException("'\"' closing the display string", start);
