@@ -337,15 +337,7 @@ public final class ServerHints {
     if (r == null || (limit != null && l == null) || (reset != null && t == null)) {
       return null;
     }
-    Policy policy = unnamedPolicy(policies, l);
-    return status(
-        null,
-        l != null ? l : policy == null ? null : policy.quota,
-        r,
-        t == null ? null : Duration.ofSeconds(t),
-        null,
-        policy,
-        source);
+    return olderForm(l, r, t, policies, source);
   }
 
   /** {@code RateLimit-Remaining} with {@code RateLimit-Limit} and {@code RateLimit-Reset}. */
@@ -359,16 +351,24 @@ public final class ServerHints {
     String reset = field(headers, "RateLimit-Reset");
     Long l = limit == null ? null : integerItem(limit);
     Long t = reset == null ? null : integerItem(reset);
-    Policy policy = unnamedPolicy(policies, l);
     String source =
         "RateLimit-Remaining: "
             + ResponseFacts.sanitize(remaining)
             + (reset == null ? "" : ", RateLimit-Reset: " + ResponseFacts.sanitize(reset));
+    return olderForm(l, r, t, policies, source);
+  }
+
+  /**
+   * A limit of the older drafts, with the older policy that matches it ({@link #unnamedPolicy}).
+   */
+  private static RateLimitStatus olderForm(
+      Long limit, long remaining, Long resetSeconds, List<Policy> policies, String source) {
+    Policy policy = unnamedPolicy(policies, limit);
     return status(
         null,
-        l != null ? l : policy == null ? null : policy.quota,
-        r,
-        t == null ? null : Duration.ofSeconds(t),
+        limit != null ? limit : policy == null ? null : policy.quota,
+        remaining,
+        resetSeconds == null ? null : Duration.ofSeconds(resetSeconds),
         null,
         policy,
         source);
