@@ -1,10 +1,18 @@
 package dev.relent.http;
 
+import java.io.IOException;
 import java.math.BigDecimal;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A small JSON reader for the structured-field test corpus (tests may not add a JSON library):
@@ -18,6 +26,30 @@ final class CorpusJson {
 
   private CorpusJson(String text) {
     this.text = text;
+  }
+
+  /**
+   * Reads the httpwg structured-field test corpus copied into the test resources.
+   *
+   * @return each file's name with its vectors, files in name order
+   */
+  @SuppressWarnings("unchecked")
+  static Map<String, List<Map<String, Object>>> corpus() throws IOException, URISyntaxException {
+    Path dir =
+        Path.of(
+            Objects.requireNonNull(CorpusJson.class.getResource("/structured-field-tests"))
+                .toURI());
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(p -> p.toString().endsWith(".json")).sorted().collect(Collectors.toList());
+    }
+    Map<String, List<Map<String, Object>>> out = new LinkedHashMap<>();
+    for (Path f : files) {
+      out.put(
+          f.getFileName().toString(),
+          (List<Map<String, Object>>) parse(Files.readString(f, StandardCharsets.UTF_8)));
+    }
+    return out;
   }
 
   static Object parse(String text) {

@@ -8,21 +8,15 @@ import dev.relent.http.contract.HeaderLookupContract;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.http.HttpHeaders;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -445,20 +439,9 @@ class ServerHintsRateLimitTest {
 
   @SuppressWarnings("unchecked")
   private static List<String> mustFailValues() throws IOException, URISyntaxException {
-    Path dir =
-        Path.of(
-            Objects.requireNonNull(
-                    ServerHintsRateLimitTest.class.getResource("/structured-field-tests"))
-                .toURI());
     List<String> out = new ArrayList<>();
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.toString().endsWith(".json")).sorted().collect(Collectors.toList());
-    }
-    for (Path f : files) {
-      for (Map<String, Object> v :
-          (List<Map<String, Object>>)
-              CorpusJson.parse(Files.readString(f, StandardCharsets.UTF_8))) {
+    for (List<Map<String, Object>> vectors : CorpusJson.corpus().values()) {
+      for (Map<String, Object> v : vectors) {
         if (Boolean.TRUE.equals(v.get("must_fail"))) {
           out.add(StructuredFields.join((List<String>) v.get("raw")));
         }

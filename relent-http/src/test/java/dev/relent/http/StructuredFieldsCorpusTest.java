@@ -13,14 +13,10 @@ import dev.relent.http.StructuredFields.Token;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicContainer;
@@ -37,29 +33,21 @@ import org.junit.jupiter.api.TestFactory;
  * joins field lines.
  */
 class StructuredFieldsCorpusTest {
-  private static final String CORPUS = "/structured-field-tests";
   private static final int FILES = 20;
 
   @TestFactory
   Stream<DynamicNode> everyVectorOfEveryFile() throws IOException, URISyntaxException {
-    Path dir = Path.of(Objects.requireNonNull(getClass().getResource(CORPUS)).toURI());
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.toString().endsWith(".json")).sorted().collect(Collectors.toList());
-    }
-    assertThat(files).as("corpus files").hasSize(FILES);
+    Map<String, List<Map<String, Object>>> corpus = CorpusJson.corpus();
+    assertThat(corpus).as("corpus files").hasSize(FILES);
     List<DynamicNode> nodes = new ArrayList<>();
-    for (Path file : files) {
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> vectors =
-          (List<Map<String, Object>>)
-              CorpusJson.parse(Files.readString(file, StandardCharsets.UTF_8));
-      List<DynamicTest> tests = new ArrayList<>();
-      for (Map<String, Object> v : vectors) {
-        tests.add(DynamicTest.dynamicTest(String.valueOf(v.get("name")), () -> check(v)));
-      }
-      nodes.add(DynamicContainer.dynamicContainer(file.getFileName().toString(), tests));
-    }
+    corpus.forEach(
+        (file, vectors) -> {
+          List<DynamicTest> tests = new ArrayList<>();
+          for (Map<String, Object> v : vectors) {
+            tests.add(DynamicTest.dynamicTest(String.valueOf(v.get("name")), () -> check(v)));
+          }
+          nodes.add(DynamicContainer.dynamicContainer(file, tests));
+        });
     return nodes.stream();
   }
 
