@@ -30,8 +30,7 @@ public interface HeaderLookup {
   /**
    * Returns every value of a header, one per field line, in the order received. The default gives
    * the {@link #first} value alone; a view that can see every line should override it, or a field
-   * split over several lines is read from its first line only (and a structured field so cut is
-   * usually malformed, hence ignored).
+   * split over several lines is read from its first line only.
    *
    * @param name the header name, in any case
    * @return the values; empty when the header is absent
