@@ -262,7 +262,7 @@ public final class ServerHints {
     }
     List<RateLimitStatus> out = new ArrayList<>();
     for (Policy p : policies) {
-      out.add(status(p.name, p.quota, null, null, null, p, policySource));
+      out.add(status(p.name(), p.quota(), null, null, null, p, policySource));
     }
     return List.copyOf(out);
   }
@@ -299,7 +299,7 @@ public final class ServerHints {
       }
       Policy policy = null;
       for (Policy p : policies) {
-        if (name.equals(p.name)) {
+        if (name.equals(p.name())) {
           policy = p;
           break;
         }
@@ -307,7 +307,7 @@ public final class ServerHints {
       out.add(
           status(
               name,
-              policy == null ? null : policy.quota,
+              policy == null ? null : policy.quota(),
               r,
               reset == null ? null : Duration.ofSeconds(reset),
               (StructuredFields.ByteSequence) pk,
@@ -366,7 +366,7 @@ public final class ServerHints {
     Policy policy = unnamedPolicy(policies, limit);
     return status(
         null,
-        limit != null ? limit : policy == null ? null : policy.quota,
+        limit != null ? limit : policy == null ? null : policy.quota(),
         remaining,
         resetSeconds == null ? null : Duration.ofSeconds(resetSeconds),
         null,
@@ -407,50 +407,39 @@ public final class ServerHints {
       Policy policy,
       String source) {
     if (pk == null && policy != null) {
-      pk = policy.partitionKey;
+      pk = policy.partitionKey();
     }
     return new RateLimitStatus(
         Optional.ofNullable(name),
         limit == null ? OptionalLong.empty() : OptionalLong.of(limit),
         remaining == null ? OptionalLong.empty() : OptionalLong.of(remaining),
         Optional.ofNullable(reset),
-        Optional.ofNullable(policy == null ? null : policy.window),
+        Optional.ofNullable(policy == null ? null : policy.window()),
         Optional.ofNullable(pk == null ? null : pk.base64()),
-        policy == null ? RateLimitStatus.REQUESTS : policy.unit,
+        policy == null ? RateLimitStatus.REQUESTS : policy.unit(),
         source);
   }
 
   /** One quota policy of {@code RateLimit-Policy}; {@code name} null in the older form. */
-  private static final class Policy {
-    final String name;
-    final long quota;
-    final Duration window;
-    final String unit;
-    final StructuredFields.ByteSequence partitionKey;
-
-    Policy(
-        String name,
-        long quota,
-        Duration window,
-        String unit,
-        StructuredFields.ByteSequence partitionKey) {
-      this.name = name;
-      this.quota = quota;
-      this.window = window;
-      this.unit = unit;
-      this.partitionKey = partitionKey;
-    }
-  }
+  private record Policy(
+      String name,
+      long quota,
+      Duration window,
+      String unit,
+      StructuredFields.ByteSequence partitionKey) {}
 
   /**
    * {@code RateLimit-Policy}: a List of {@code "name";q=100;w=60} (current draft) or {@code
-   * 100;w=60} (older drafts); null when malformed (then the whole field is ignored).
+   * 100;w=60} (older drafts); null when malformed or empty (then the whole field is ignored).
    */
   private static List<Policy> policies(String value) {
     List<StructuredFields.Member> members;
     try {
       members = StructuredFields.parseList(value);
     } catch (StructuredFields.MalformedFieldException e) {
+      return null;
+    }
+    if (members.isEmpty()) {
       return null;
     }
     List<Policy> out = new ArrayList<>();
@@ -487,8 +476,8 @@ public final class ServerHints {
   private static Policy unnamedPolicy(List<Policy> policies, Long limit) {
     Policy first = null;
     for (Policy p : policies) {
-      if (p.name == null) {
-        if (limit != null && p.quota == limit) {
+      if (p.name() == null) {
+        if (limit != null && p.quota() == limit) {
           return p;
         }
         first = first == null ? p : first;

@@ -338,6 +338,7 @@ class ServerHintsRateLimitTest {
           "\"p\";q=1;w=0",
           "\"p\";q=1;w=86400;qu=requests",
           "p;q=1;w=86400",
+          "",
         }) {
       ServerHint h = read(200, "RateLimit", "\"p\";r=0;t=6", "RateLimit-Policy", policy);
       assertThat(h.isQuotaExhausted()).as(policy).isFalse();
