@@ -34,8 +34,8 @@ import java.util.Objects;
  * <p>Results are immutable: maps keep the order in which keys first appeared (a repeated key keeps
  * its first position and takes its last value, as §4.2.2 says). Bare items are {@link Long}
  * (Integer), {@link BigDecimal} (Decimal), {@link String}, {@link Token}, {@link ByteSequence},
- * {@link Boolean}, {@link Date} and {@link DisplayString}. The class has no state and is
- * thread-safe; its parsers run in time and memory linear in the input's length.
+ * {@link Boolean}, {@link Date} and {@link DisplayString}. Each parse runs on a cursor of its own,
+ * so the static methods are thread-safe; they take time and memory linear in the input's length.
  */
 final class StructuredFields {
   private final String input;
