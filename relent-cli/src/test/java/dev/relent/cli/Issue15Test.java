@@ -115,14 +115,7 @@ class Issue15Test {
   private Path input(MockServer server, int payments, boolean withMissing) throws IOException {
     List<String> lines = new ArrayList<>();
     for (int i = 1; i <= payments; i++) {
-      lines.add(
-          "{\"id\": \"pay-"
-              + i
-              + "\", \"method\": \"POST\", \"url\": \""
-              + server.uri("/payments")
-              + "\", \"body\": {\"amount\": "
-              + i
-              + "}}");
+      lines.add(ChildJvm.payment(server.uri("/payments"), i, i));
     }
     if (withMissing) {
       lines.add("{\"id\": \"gone\", \"url\": \"" + server.uri("/missing") + "\"}");
@@ -333,13 +326,10 @@ class Issue15Test {
   @Test
   void sigtermToARealCallReportsTheAttemptAndEndsWithTheSignalsCode() throws Exception {
     try (MockServer server = server("[{\"delay\": \"20s\"}]")) {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.add("-cp");
-      command.add(System.getProperty("java.class.path"));
-      command.add("dev.relent.cli.RelentCli");
-      command.addAll(
-          List.of("call", "-d", "{}", "--timeout=30s", server.uri("/payments").toString()));
+      List<String> command =
+          ChildJvm.relent(
+              List.of(),
+              List.of("call", "-d", "{}", "--timeout=30s", server.uri("/payments").toString()));
       Path err = dir.resolve("child.err");
       Process p =
           new ProcessBuilder(command)
