@@ -410,7 +410,9 @@ final class BatchCommand implements Callable<Integer> {
               ? "run the same command again: the journal sends "
                   + (n == 1 ? "it" : "each")
                   + " again with its key until the server's answer resolves it"
-              : "send it again with the idempotency_key of its results line")
+              : "send "
+                  + (n == 1 ? "it" : "each")
+                  + " again with the idempotency_key of its results line")
           + (run.stopReason() != null ? "; stopped: " + run.stopDetail() : "");
     }
     if (run.stopReason() != null) {
