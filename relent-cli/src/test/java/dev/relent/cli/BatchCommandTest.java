@@ -477,28 +477,13 @@ class BatchCommandTest {
       Path in =
           write("in.jsonl", List.of("{\"id\": \"p\", \"url\": \"" + u + "\", \"body\": \"1\"}"));
       Path j = dir.resolve("j");
-      CliRun first =
-          batch(
-              "batch",
-              in.toString(),
-              "--rate",
-              "50/s",
-              "--journal",
-              j.toString(),
-              "--max-retries",
-              "0");
+      String[] args = {
+        "batch", in.toString(), "--rate", "50/s", "--journal", j.toString(), "--max-retries", "0"
+      };
+      CliRun first = batch(args);
       // a 503 may come from a proxy that passed the write on: unresolved, not final
       assertThat(first.exitCode()).isEqualTo(ExitCodes.UNRESOLVED);
-      CliRun again =
-          batch(
-              "batch",
-              in.toString(),
-              "--rate",
-              "50/s",
-              "--journal",
-              j.toString(),
-              "--max-retries",
-              "0");
+      CliRun again = batch(args);
       // sent again with its journaled key, and still unresolved
       assertThat(again.exitCode()).isEqualTo(ExitCodes.UNRESOLVED);
       assertThat(again.err()).contains("1 write sent again with the key journaled");

@@ -239,6 +239,10 @@ public abstract class HttpClientContract {
         "POST", uri, Map.of("Content-Type", "application/json"), "{\"amount\":100}", options);
   }
 
+  private Throwable payment(MockServer server, CallOptions options) {
+    return catchThrowable(() -> client().send(post(server.uri("/payments"), options)));
+  }
+
   private static CallOptions keyed() {
     return CallOptions.builder().withIdempotencyKey().build();
   }
@@ -343,13 +347,7 @@ public abstract class HttpClientContract {
             "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
                 + "\"steps\":[{\"status\":504},{\"fault\":\"reset\"}],\"cycle\":true}]}");
     Throwable thrown =
-        catchThrowable(
-            () ->
-                client()
-                    .send(
-                        post(
-                            server.uri("/payments"),
-                            CallOptions.builder().withIdempotencyKey("order-4711-b").build())));
+        payment(server, CallOptions.builder().withIdempotencyKey("order-4711-b").build());
 
     // Not a failure: the payment exists, and the same key would get the server's first answer.
     assertThat(thrown).isInstanceOf(UnresolvedWriteException.class);
@@ -392,14 +390,7 @@ public abstract class HttpClientContract {
         server(
             "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
                 + "\"steps\":[{\"status\":504}]}]}");
-    Throwable thrown =
-        catchThrowable(
-            () ->
-                client()
-                    .send(
-                        post(
-                            server.uri("/payments"),
-                            CallOptions.builder().withoutIdempotencyKey().build())));
+    Throwable thrown = payment(server, CallOptions.builder().withoutIdempotencyKey().build());
     assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
     NotRetriedWriteException e = (NotRetriedWriteException) thrown;
     assertThat(e.attemptRecords()).singleElement().matches(AttemptRecord::ambiguous);
