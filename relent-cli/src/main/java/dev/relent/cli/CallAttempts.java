@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -30,6 +31,9 @@ final class CallAttempts implements Consumer<AttemptRecord> {
   private final PrintWriter verbose;
   private final List<AttemptRecord> records = new ArrayList<>();
   private String gaveUp;
+
+  /** Methods that change nothing: an interrupted one needs no word about its effect. */
+  private static final Set<String> READS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
 
   /** The number of the last attempt that began, from the executor's thread. */
   private volatile int started;
@@ -114,11 +118,11 @@ final class CallAttempts implements Consumer<AttemptRecord> {
           .append(last.outcome())
           .append(')');
     }
-    boolean maySent = onTheWire;
+    boolean maybeSent = onTheWire;
     for (AttemptRecord r : records) {
-      maySent |= r.ambiguous();
+      maybeSent |= r.ambiguous();
     }
-    if (!maySent || method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS")) {
+    if (!maybeSent || READS.contains(method)) {
       return m.toString();
     }
     m.append(": ").append(method).append(' ').append(endpoint);
