@@ -35,9 +35,10 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
  * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
- * batch deadline, a quota, a request not sent); 1 an unexpected error (the journal cannot be
- * written); 2 usage. When several apply, the highest of 5, 4, 3 wins; 1 only when nothing else
- * failed.
+ * batch deadline, a quota, a request not sent); 6 some keyed writes are unresolved (they may have
+ * taken effect; the same command sends them again with their keys); 1 an unexpected error (the
+ * journal cannot be written); 2 usage. When several apply, the highest of 6, 5, 4, 3 wins; 1 only
+ * when nothing else failed.
  */
 @Command(
     name = "batch",
@@ -58,7 +59,9 @@ import picocli.CommandLine.Parameters;
       "",
       "Exit codes: 0 all succeeded; 1 unexpected error; 2 usage error; 3 some not retried (4xx,"
           + " a write without key) or bad lines skipped; 4 some exhausted their retries; 5 time or"
-          + " quota (deadline, batch deadline, quota, not sent). Details: docs/cli.md.",
+          + " quota (deadline, batch deadline, quota, not sent); 6 some keyed writes unresolved"
+          + " (may have taken effect: run again to send them with their keys). Details:"
+          + " docs/cli.md.",
       "",
       "Example: relent batch payments.jsonl --rate 90/min --concurrency 4 --journal"
           + " payments.journal --out results.jsonl"
@@ -316,9 +319,9 @@ final class BatchCommand implements Callable<Integer> {
             code = ExitCodes.ERROR;
           }
         }
-        BatchDisplay.summary(out, "relent batch: ", run, earlier.size(), parsed.problems().size());
+        BatchDisplay.summary(out, "relent batch: ", run, earlier, parsed.problems().size());
         if (run.stopReason() == BatchRun.Stop.QUOTA) {
-          int left = countNotSent(run);
+          int left = count(run, "not-sent");
           out.println(
               "  "
                   + left
@@ -330,7 +333,8 @@ final class BatchCommand implements Callable<Integer> {
         }
         out.flush();
         if (code != ExitCodes.OK) {
-          err.println("relent batch: " + closing(run, code));
+          err.println(
+              "relent batch: " + closing(run, code, journal != null, failedEarlier(earlier)));
         }
         err.flush();
         return code;
@@ -351,10 +355,10 @@ final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  private static int countNotSent(BatchRun run) {
+  private static int count(BatchRun run, String outcome) {
     int n = 0;
     for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null && j.item.outcome().equals("not-sent")) {
+      if (j.item != null && j.item.outcome().equals(outcome)) {
         n++;
       }
     }
@@ -362,8 +366,9 @@ final class BatchCommand implements Callable<Integer> {
   }
 
   /**
-   * The exit code of the whole input, requests finished in earlier runs included: 5 over 4 over 3;
-   * 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written is 1.
+   * The exit code of the whole input, requests finished in earlier runs included: 6 over 5 over 4
+   * over 3; 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written
+   * is 1.
    */
   static int exitCode(BatchRun run, int badLines, List<Map<String, Object>> earlier) {
     if (run.stopReason() == BatchRun.Stop.ERROR) {
@@ -388,25 +393,58 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     if (run.stopReason() != null) {
-      worst = ExitCodes.DEADLINE;
+      worst = Math.max(worst, ExitCodes.DEADLINE);
     }
     return worst == ExitCodes.OK && error ? ExitCodes.ERROR : worst;
   }
 
-  private static String closing(BatchRun run, int code) {
+  private static String closing(BatchRun run, int code, boolean journaled, int failedEarlier) {
+    if (code == ExitCodes.UNRESOLVED) {
+      int n = count(run, "unresolved");
+      return n
+          + (n == 1 ? " write is" : " writes are")
+          + " unresolved: "
+          + (n == 1 ? "it" : "each")
+          + " may have taken effect; "
+          + (journaled
+              ? "run the same command again: the journal sends "
+                  + (n == 1 ? "it" : "each")
+                  + " again with its key until the server's answer resolves it"
+              : "send "
+                  + (n == 1 ? "it" : "each")
+                  + " again with the idempotency_key of its results line")
+          + (run.stopReason() != null ? "; stopped: " + run.stopDetail() : "");
+    }
     if (run.stopReason() != null) {
       return "stopped: " + run.stopDetail();
     }
+    String earlier =
+        failedEarlier > 0
+            ? " (" + failedEarlier + " of them in earlier runs, kept in the journal)"
+            : "";
     switch (code) {
       case ExitCodes.NOT_RETRIED:
-        return "some requests failed without retry, or bad lines were skipped; see the results";
+        return "some requests failed without retry, or bad lines were skipped"
+            + earlier
+            + "; see the results";
       case ExitCodes.RETRIES_EXHAUSTED:
-        return "some requests used up their retries; see the results";
+        return "some requests used up their retries" + earlier + "; see the results";
       case ExitCodes.DEADLINE:
-        return "some requests ran out of time or quota; see the results";
+        return "some requests ran out of time or quota" + earlier + "; see the results";
       default:
-        return "some requests ended with an unexpected error; see the results";
+        return "some requests ended with an unexpected error" + earlier + "; see the results";
     }
+  }
+
+  /** Requests finished in earlier runs without success. */
+  static int failedEarlier(List<Map<String, Object>> earlier) {
+    int n = 0;
+    for (Map<String, Object> m : earlier) {
+      if (!"success".equals(m.get("outcome"))) {
+        n++;
+      }
+    }
+    return n;
   }
 
   private String now() {

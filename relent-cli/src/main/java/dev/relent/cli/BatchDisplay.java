@@ -187,17 +187,22 @@ final class BatchDisplay {
    *
    * @param out where to print it
    * @param run the finished run
-   * @param finishedBefore requests a journal had already finished (skipped)
+   * @param finishedBefore the results of requests a journal had already finished (skipped)
    * @param skippedLines bad input lines skipped
    */
   static void summary(
-      PrintWriter out, String title, BatchRun run, int finishedBefore, int skippedLines) {
+      PrintWriter out,
+      String title,
+      BatchRun run,
+      List<Map<String, Object>> finishedBefore,
+      int skippedLines) {
     List<BatchRecorder.Job> jobs = run.jobs();
     int firstAttempts = 0;
     int attempts = 0;
     int successes = 0;
     int failures = 0;
     int notFinished = 0;
+    int unresolved = 0;
     Map<String, Integer> failuresByOutcome = new TreeMap<>();
     Map<String, Integer> openByOutcome = new TreeMap<>();
     for (BatchRecorder.Job j : jobs) {
@@ -211,6 +216,8 @@ final class BatchDisplay {
       }
       if (item.success()) {
         successes++;
+      } else if (item.outcome().equals("unresolved")) {
+        unresolved++;
       } else if (item.isFinal()) {
         failures++;
         failuresByOutcome.merge(item.outcome(), 1, Integer::sum);
@@ -225,16 +232,32 @@ final class BatchDisplay {
 
     out.printf(
         Locale.ROOT,
-        "%s%d %s in %s: %d succeeded, %d failed, %d not finished%n",
+        "%s%d %s in %s: %d succeeded, %d failed, %s%d not finished%n",
         title,
         jobs.size(),
         jobs.size() == 1 ? "request" : "requests",
         Format.duration(elapsed),
         successes,
         failures,
+        unresolved > 0 ? unresolved + " unresolved, " : "",
         notFinished);
-    if (finishedBefore > 0) {
-      row(out, "finished earlier", finishedBefore + " (in the journal; skipped)");
+    if (!finishedBefore.isEmpty()) {
+      Map<String, Integer> earlierFailures = new TreeMap<>();
+      for (Map<String, Object> m : finishedBefore) {
+        String outcome = String.valueOf(m.get("outcome"));
+        if (!outcome.equals("success")) {
+          earlierFailures.merge(outcome, 1, Integer::sum);
+        }
+      }
+      int failedEarlier = earlierFailures.values().stream().mapToInt(Integer::intValue).sum();
+      row(
+          out,
+          "finished earlier",
+          finishedBefore.size()
+              + " (in the journal; skipped"
+              + (failedEarlier > 0
+                  ? "; " + failedEarlier + " failed: " + breakdown(earlierFailures).substring(2)
+                  : ")"));
     }
     if (skippedLines > 0) {
       row(out, "bad lines", skippedLines + " (skipped; see above)");
@@ -243,6 +266,14 @@ final class BatchDisplay {
     row(out, "retries", Integer.toString(retries));
     row(out, "successes", Integer.toString(successes));
     row(out, "final failures", failures + breakdown(failuresByOutcome));
+    if (unresolved > 0) {
+      row(
+          out,
+          "unresolved",
+          unresolved
+              + " (keyed writes that may have taken effect; a resumed run sends each again with"
+              + " its key)");
+    }
     if (notFinished > 0) {
       row(out, "not finished", notFinished + breakdown(openByOutcome));
     }

@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * rate-limit header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be
  * written. Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C
  * they get a short grace, then are interrupted. Requests that never reached the network are
- * recorded as {@code not-sent}: not final, a resumed run sends them.
+ * recorded as {@code not-sent}: not final, a resumed run sends them; so is a keyed write that ended
+ * {@code unresolved} (it may have taken effect).
  *
  * <p>Time: the {@link Ticker} and {@link Clock} are injected; waits are real (a latch with a
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
@@ -261,6 +262,11 @@ final class BatchRun {
     switch (outcome.reason()) {
       case "quota-exhausted":
         quotaStop(outcome.retryAt(), "HTTP " + outcome.status());
+        item = recorder.item(job, outcome, false);
+        break;
+      case "unresolved":
+        // A keyed write that may have taken effect: not final, a resumed run sends it again with
+        // its journaled key until an answer resolves it.
         item = recorder.item(job, outcome, false);
         break;
       case "interrupted":

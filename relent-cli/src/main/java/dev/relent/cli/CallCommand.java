@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,7 +61,8 @@ import picocli.CommandLine.Parameters;
       "",
       "Exit codes: 0 HTTP 2xx/3xx; 1 unexpected error; 2 usage error; 3 not retried (a 4xx,"
           + " a write without key); 4 retries exhausted; 5 deadline, server wait too long or"
-          + " quota exhausted. Details: docs/cli.md.",
+          + " quota exhausted; 6 unresolved (a keyed write that may have taken effect: send it"
+          + " again with the same key); 130 Ctrl-C. Details: docs/cli.md.",
       "",
       "Example: relent call -X POST -d @order.json -H 'Content-Type: application/json'"
           + " --idempotency-key auto https://api.example.com/v1/orders"
@@ -129,6 +132,15 @@ final class CallCommand implements Callable<Integer> {
   /** Standard input, for {@code -d @-}; replaced by tests. */
   InputStream stdin = System.in;
 
+  /** Whether Ctrl-C (a JVM shutdown) interrupts the call and reports it; tests turn it off. */
+  boolean shutdownHook = true;
+
+  /** How long the shutdown hook waits for the interrupted call to report, in seconds. */
+  private static final int STOP_GRACE_SECONDS = 3;
+
+  /** The thread running the call, while it runs. */
+  private volatile Thread caller;
+
   private final Redactor redactor = Redactor.ofDefaults();
 
   @Override
@@ -141,6 +153,7 @@ final class CallCommand implements Callable<Integer> {
             .withPolicy(retry.policy())
             .withRedactor(redactor)
             .withTime(TimeSource.of(ticker, clock, sleeper, Scheduler.system(), retry.random()))
+            .withExecutor(x -> x.onEvent(attempts.starts()))
             .withoutLogging()
             .build();
     CallOptions.Builder options = CallOptions.builder().withAttemptListener(attempts);
@@ -149,6 +162,55 @@ final class CallCommand implements Callable<Integer> {
     } else {
       options.withoutIdempotencyKey();
     }
+    CountDownLatch ended = new CountDownLatch(1);
+    caller = Thread.currentThread();
+    Thread hook = null;
+    if (shutdownHook) {
+      hook = new Thread(() -> stopOnSignal(ended), "relent-call-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+    try {
+      return send(settings, http, options, attempts, err);
+    } finally {
+      caller = null;
+      ended.countDown();
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // the JVM is shutting down: the hook is running and waits for this call
+        }
+      }
+    }
+  }
+
+  /**
+   * Ctrl-C (SIGINT) or SIGTERM, from the shutdown hook: the call is interrupted, so that it says
+   * what it was doing and writes its report; the JVM then ends with the signal's code (130).
+   */
+  private void stopOnSignal(CountDownLatch ended) {
+    stop();
+    try {
+      ended.await(STOP_GRACE_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Interrupts the call in progress, if any: what the shutdown hook does first. */
+  void stop() {
+    Thread t = caller;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+
+  private int send(
+      CallSettings settings,
+      RelentHttpClient http,
+      CallOptions.Builder options,
+      CallAttempts attempts,
+      PrintWriter err) {
     long startedAtMillis = clock.millis();
     long start = ticker.read();
     CallOutcome outcome =
@@ -159,7 +221,17 @@ final class CallCommand implements Callable<Integer> {
             redactor,
             true);
     long elapsedNanos = Math.max(0L, ticker.read() - start);
+    // The report and the message below must be written whatever interrupted the call.
+    Thread.interrupted();
     attempts.finish();
+    if (outcome.reason().equals("interrupted")) {
+      outcome =
+          outcome.withMessage(
+              attempts.interrupted(
+                  settings.request().method(),
+                  redactor.uri(settings.request().uri()),
+                  elapsedNanos));
+    }
 
     int code = outcome.exitCode();
     if (report != null) {

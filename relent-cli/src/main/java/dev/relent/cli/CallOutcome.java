@@ -6,6 +6,7 @@ import dev.relent.http.HttpFaultException;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.UnresolvedWriteException;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -19,8 +20,9 @@ import java.time.Instant;
  * ExitCodes#of}).
  *
  * @param reason {@code success}, {@code http-error}, {@code not-resent}, {@code fault-not-retried},
- *     a {@link RelentException.Reason} as a slug ({@code retries-exhausted}), {@code interrupted}
- *     or {@code error}
+ *     {@code unresolved} (a keyed write that may have taken effect), a {@link
+ *     RelentException.Reason} as a slug ({@code retries-exhausted}), {@code interrupted} or {@code
+ *     error}
  * @param message what happened, for stderr, the report and the results
  * @param status the last HTTP status, or -1 when no response came
  * @param attempts attempts made, or -1 when unknown
@@ -66,6 +68,22 @@ record CallOutcome(
     } catch (HttpFaultException e) {
       // A network fault the decision table never retries (unknown host, TLS).
       return error("fault-not-retried", e.getMessage() + "; not retried");
+    } catch (UnresolvedWriteException e) {
+      // A keyed write that may have taken effect: not failed; the same key resolves it.
+      Object last = e.lastResult().orElse(null);
+      return new CallOutcome(
+          "unresolved",
+          e.getMessage()
+              + (withEndpoint
+                  ? " (to send it again: relent call --idempotency-key "
+                      + e.idempotencyKey()
+                      + " …)"
+                  : ""),
+          last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
+          e.attempts(),
+          bodyOf(last),
+          e.serverWait().orElse(null),
+          e.retryAt().orElse(null));
     } catch (RelentException e) {
       Object last = e.lastResult().orElse(null);
       return new CallOutcome(
@@ -128,6 +146,11 @@ record CallOutcome(
       return (byte[]) ((HttpResponse<?>) response).body();
     }
     return null;
+  }
+
+  /** The same outcome with another message. */
+  CallOutcome withMessage(String message) {
+    return new CallOutcome(reason, message, status, attempts, body, serverWait, retryAt);
   }
 
   /** The exit code this outcome stands for. */

@@ -194,7 +194,7 @@ final class DemoCommand implements Callable<Integer> {
       timeline(out, job);
     }
     out.println();
-    BatchDisplay.summary(out, "Summary: ", run, 0, 0);
+    BatchDisplay.summary(out, "Summary: ", run, List.of(), 0);
     out.println();
     check(run, server);
     out.println("Checked against the server's own records:");
