@@ -15,17 +15,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
  *
  * <p>Format (version {@value #VERSION}, documented in docs/cli.md): JSON Lines, append-only, one
  * record per state change, each written whole and forced to the disk ({@link FileChannel#force})
- * before the run goes on:
+ * before the run goes on. Records that workers append at the same time are forced together, with
+ * one {@code force} ({@link GroupCommit}):
  *
  * <pre>{@code
  * {"rec":"journal","version":1,"created_at":"…","input":"/abs/requests.jsonl"}
@@ -43,7 +41,7 @@ import java.util.concurrent.Future;
  * record makes the journal unusable, with the line number.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
- * when a process dies. Thread-safe: appends are serialised.
+ * when a process dies. Thread-safe: appends are serialised by the committer thread.
  */
 final class BatchJournal implements Closeable {
   /** The format version, in the first record. */
@@ -63,13 +61,7 @@ final class BatchJournal implements Closeable {
 
   private final Path file;
   private final FileChannel channel;
-  private final ExecutorService writer =
-      Executors.newSingleThreadExecutor(
-          task -> {
-            Thread t = new Thread(task, "relent-journal");
-            t.setDaemon(true);
-            return t;
-          });
+  private final GroupCommit commits;
   private final FileLock lock;
   private final Map<String, Key> keys;
   private final Map<String, Map<String, Object>> done;
@@ -86,6 +78,7 @@ final class BatchJournal implements Closeable {
       boolean created) {
     this.file = file;
     this.channel = channel;
+    this.commits = new GroupCommit(channel, "relent-journal");
     this.lock = lock;
     this.keys = keys;
     this.done = done;
@@ -206,7 +199,14 @@ final class BatchJournal implements Closeable {
         created = true;
       }
       BatchJournal journal =
-          new BatchJournal(file, ch, lock, keys, Collections.synchronizedMap(done), runs, created);
+          new BatchJournal(
+              file,
+              ch,
+              lock,
+              new ConcurrentHashMap<>(keys),
+              Collections.synchronizedMap(done),
+              runs,
+              created);
       if (created) {
         Map<String, Object> first = new LinkedHashMap<>();
         first.put("rec", "journal");
@@ -256,27 +256,15 @@ final class BatchJournal implements Closeable {
   }
 
   /**
-   * Appends one record and forces it to the disk before returning.
+   * Appends one record and forces it to the disk before returning. Concurrent appends are written
+   * together and forced with one {@code force} (group commit); each caller still returns only once
+   * its own record is durable.
    *
    * @throws IOException if it cannot be written or forced
    */
-  synchronized void append(Map<String, Object> record) throws IOException {
+  void append(Map<String, Object> record) throws IOException {
     byte[] line = (JsonTree.write(record) + "\n").getBytes(StandardCharsets.UTF_8);
-    // A FileChannel is closed for good when a thread blocked in it is interrupted, and Ctrl-C
-    // interrupts the workers still on the wire after their grace. So the bytes are written by the
-    // journal's own thread, which nobody interrupts, while the caller waits for it uninterruptibly.
-    Future<?> written =
-        writer.submit(
-            () -> {
-              ByteBuffer b = ByteBuffer.wrap(line);
-              long at = channel.size();
-              while (b.hasRemaining()) {
-                at += channel.write(b, at);
-              }
-              channel.force(false);
-              return null;
-            });
-    awaitUninterruptibly(written);
+    commits.commit(line);
     Object type = record.get("rec");
     if ("done".equals(type)) {
       @SuppressWarnings("unchecked")
@@ -290,7 +278,7 @@ final class BatchJournal implements Closeable {
    *
    * @throws IOException if it cannot be written or forced
    */
-  synchronized void key(String id, String key, String fingerprint) throws IOException {
+  void key(String id, String key, String fingerprint) throws IOException {
     Map<String, Object> rec = new LinkedHashMap<>();
     rec.put("rec", "key");
     rec.put("id", id);
@@ -349,7 +337,7 @@ final class BatchJournal implements Closeable {
   }
 
   /** The key journaled for an id, or null. */
-  synchronized Key keyOf(String id) {
+  Key keyOf(String id) {
     return keys.get(id);
   }
 
@@ -372,32 +360,9 @@ final class BatchJournal implements Closeable {
     return file;
   }
 
-  private static void awaitUninterruptibly(Future<?> written) throws IOException {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          written.get();
-          return;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof IOException) {
-            throw (IOException) e.getCause();
-          }
-          throw new IOException("cannot write the journal", e.getCause());
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   @Override
-  public synchronized void close() throws IOException {
-    writer.shutdown();
+  public void close() throws IOException {
+    commits.close();
     try {
       if (lock.isValid()) {
         lock.release();
