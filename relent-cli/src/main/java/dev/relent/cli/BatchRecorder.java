@@ -249,6 +249,11 @@ final class BatchRecorder {
     return item(job, "not-sent", false, -1, why);
   }
 
+  /** A request that ended with an unexpected error of its own (final, exit code 1). */
+  Item error(Job job, String why) {
+    return item(job, "error", true, -1, why);
+  }
+
   /** A request sent, but the run stopped before it had a final answer. */
   Item stopped(Job job, String stopDetail) {
     String why = "stopped: " + (stopDetail == null ? "interrupted" : stopDetail);

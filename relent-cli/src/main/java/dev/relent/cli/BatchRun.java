@@ -229,7 +229,16 @@ final class BatchRun {
   private void work() {
     BatchRecorder.Job job;
     while (stop.get() == null && (job = queue.poll()) != null) {
-      execute(job);
+      try {
+        execute(job);
+      } catch (Throwable e) {
+        // An OutOfMemoryError, a bug: the request ends as an error and the run stops, saying why.
+        String why = RelentCli.unexpected(e);
+        stop(Stop.ERROR, why);
+        if (job.item == null) {
+          recorder.record(job, recorder.error(job, why));
+        }
+      }
     }
   }
 
