@@ -13,9 +13,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -155,12 +152,17 @@ final class BatchCommand implements Callable<Integer> {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
 
-    BatchInput.Parsed parsed;
+    // First pass: every line checked, bad ones reported as found; nothing kept per request.
+    BatchInput.Scan scan;
     try {
       if (Files.isDirectory(input)) {
         throw new UsageError(cli, input + ": is a directory, not a file");
       }
-      parsed = BatchInput.read(input, redactor);
+      scan =
+          BatchInput.scan(
+              input,
+              redactor,
+              p -> err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)")));
     } catch (NoSuchFileException e) {
       throw new UsageError(cli, input + ": no such file");
     } catch (AccessDeniedException e) {
@@ -168,11 +170,8 @@ final class BatchCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
     }
-    for (BatchInput.Problem p : parsed.problems()) {
-      err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)"));
-    }
-    if (strict && !parsed.problems().isEmpty()) {
-      int n = parsed.problems().size();
+    if (strict && scan.problems() > 0) {
+      int n = scan.problems();
       throw new UsageError(
           cli,
           n
@@ -193,7 +192,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, parsed, journal);
+      return run(cli, err, out, scan, journal);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -204,20 +203,25 @@ final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  private int run(
-      CommandLine cli,
-      PrintWriter err,
-      PrintWriter out,
-      BatchInput.Parsed parsed,
-      BatchJournal journal)
-      throws Exception {
-    List<BatchInput.Request> todo = new ArrayList<>();
-    List<Map<String, Object>> earlier = new ArrayList<>();
+  /** What the journal says of the input's requests that finished in earlier runs. */
+  record Earlier(int finished, int worst, boolean error) {}
+
+  /**
+   * A pass over the input against the journal, before anything is sent: refuses a request changed
+   * since its key was journaled, counts those finished earlier and the writes sent again.
+   */
+  private Earlier checkAgainst(
+      CommandLine cli, BatchJournal journal, BatchInput.Scan scan, PrintWriter err)
+      throws IOException {
+    int finished = 0;
+    int worst = ExitCodes.OK;
+    boolean error = false;
     int resentKeys = 0;
-    for (BatchInput.Request r : parsed.requests()) {
-      if (journal != null) {
-        BatchJournal.Key key = journal.keyOf(r.id());
-        if (key != null && !key.fingerprint().equals(r.fingerprint())) {
+    try (BatchInput.Requests requests = BatchInput.requests(input, redactor, scan)) {
+      BatchInput.Request r;
+      while ((r = requests.next()) != null) {
+        BatchJournal.Finished f = journal.check(r.id(), r.fingerprint());
+        if (f.changed()) {
           throw new UsageError(
               cli,
               "--journal "
@@ -229,53 +233,75 @@ final class BatchCommand implements Callable<Integer> {
                   + ") changed since its Idempotency-Key was journaled (method, URL or body"
                   + " differ); restore the line, or start a new journal for a new batch");
         }
-        Map<String, Object> finished = journal.finished(r.id());
-        if (finished != null) {
-          earlier.add(finished);
-          continue;
-        }
-        if (key != null) {
+        if (f.finished()) {
+          finished++;
+          if (f.exitCode() == ExitCodes.ERROR) {
+            error = true;
+          } else {
+            worst = Math.max(worst, f.exitCode());
+          }
+        } else if (journal.keyOf(r.id()) != null) {
           resentKeys++;
         }
       }
-      todo.add(r);
     }
-    if (journal != null && journal.runs() > 0) {
+    if (journal.runs() > 0) {
       err.println(
           "relent batch: resuming from "
               + journal.file()
               + " (run "
               + (journal.runs() + 1)
               + "): "
-              + earlier.size()
+              + finished
               + " of "
-              + parsed.requests().size()
+              + scan.requests()
               + " finished earlier (skipped); "
               + resentKeys
               + (resentKeys == 1 ? " write" : " writes")
               + " sent again with the key journaled before its first send");
     }
+    return new Earlier(finished, worst, error);
+  }
+
+  private int run(
+      CommandLine cli, PrintWriter err, PrintWriter out, BatchInput.Scan scan, BatchJournal journal)
+      throws Exception {
+    Earlier earlier =
+        journal == null || journal.created()
+            ? new Earlier(0, ExitCodes.OK, false)
+            : checkAgainst(cli, journal, scan, err);
 
     Writer results = null;
     if (outFile != null) {
       results = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
       // The journal is the truth: results of earlier runs are written again, so that each id
       // appears exactly once, whatever happened to the previous file.
-      for (Map<String, Object> m : earlier) {
-        results.write(JsonTree.write(m));
-        results.write('\n');
+      if (journal != null && earlier.finished() > 0) {
+        journal.copyFinished(results);
       }
       results.flush();
     }
+    BatchInput.Requests requests = BatchInput.requests(input, redactor, scan);
     try {
       if (journal != null) {
-        journal.runStarted(now(), parsed.requests().size(), earlier.size());
+        journal.runStarted(now(), scan.requests(), earlier.finished());
       }
+      BatchJournal skip = earlier.finished() > 0 ? journal : null;
+      BatchRun.Source todo =
+          () -> {
+            BatchInput.Request r;
+            do {
+              r = requests.next();
+            } while (r != null && skip != null && skip.finished(r.id()));
+            return r;
+          };
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(
                   rate, concurrency, retry.policy(), retry.random(), retry.timeout, batchDeadline),
               todo,
+              scan.requests() - earlier.finished(),
+              false,
               journal,
               results,
               ticker,
@@ -306,7 +332,7 @@ final class BatchCommand implements Callable<Integer> {
         live.start();
         run.run();
         live.finish();
-        int code = exitCode(run, parsed.problems().size(), earlier);
+        int code = exitCode(run, scan.problems(), earlier);
         if (journal != null) {
           try {
             journal.runEnded(
@@ -316,9 +342,9 @@ final class BatchCommand implements Callable<Integer> {
             code = ExitCodes.ERROR;
           }
         }
-        BatchDisplay.summary(out, "relent batch: ", run, earlier.size(), parsed.problems().size());
+        BatchDisplay.summary(out, "relent batch: ", run, earlier.finished(), scan.problems());
         if (run.stopReason() == BatchRun.Stop.QUOTA) {
-          int left = countNotSent(run);
+          long left = run.counts().open("not-sent");
           out.println(
               "  "
                   + left
@@ -345,48 +371,29 @@ final class BatchCommand implements Callable<Integer> {
         }
       }
     } finally {
+      requests.close();
       if (results != null) {
         results.close();
       }
     }
   }
 
-  private static int countNotSent(BatchRun run) {
-    int n = 0;
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null && j.item.outcome().equals("not-sent")) {
-        n++;
-      }
-    }
-    return n;
-  }
-
   /**
    * The exit code of the whole input, requests finished in earlier runs included: 5 over 4 over 3;
    * 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written is 1.
    */
-  static int exitCode(BatchRun run, int badLines, List<Map<String, Object>> earlier) {
+  static int exitCode(BatchRun run, int badLines, Earlier earlier) {
     if (run.stopReason() == BatchRun.Stop.ERROR) {
       return ExitCodes.ERROR;
     }
-    int worst = badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK;
-    boolean error = false;
-    List<Integer> codes = new ArrayList<>();
-    for (Map<String, Object> m : earlier) {
-      codes.add(ExitCodes.of(String.valueOf(m.get("outcome"))));
-    }
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null) {
-        codes.add(j.item.exitCode());
-      }
-    }
-    for (int c : codes) {
-      if (c == ExitCodes.ERROR) {
-        error = true;
-      } else {
+    BatchRecorder.Counts counts = run.counts();
+    int worst = Math.max(badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK, earlier.worst());
+    for (int c = ExitCodes.NOT_RETRIED; c <= ExitCodes.DEADLINE; c++) {
+      if (counts.withExitCode(c) > 0) {
         worst = Math.max(worst, c);
       }
     }
+    boolean error = earlier.error() || counts.withExitCode(ExitCodes.ERROR) > 0;
     if (run.stopReason() != null) {
       worst = ExitCodes.DEADLINE;
     }

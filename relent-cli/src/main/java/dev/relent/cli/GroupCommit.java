@@ -23,6 +23,9 @@ import java.util.List;
  * <p>Thread-safe.
  */
 final class GroupCommit implements AutoCloseable {
+  /** Lines queued without waiting, at most, before {@link #enqueue} waits. */
+  static final int MAX_PENDING = 4096;
+
   private final FileChannel channel;
   private final Thread committer;
 
@@ -55,9 +58,27 @@ final class GroupCommit implements AutoCloseable {
    *     journal was closed
    */
   void commit(byte[] line) throws IOException {
+    await(enqueue(line));
+  }
+
+  /**
+   * Queues a line without waiting for it to be durable; waits only while many lines are queued
+   * already, so that a fast producer cannot fill the heap.
+   *
+   * @return the line's number, for {@link #await}
+   * @throws IOException if an earlier line could not be written or forced, or the file was closed
+   */
+  long enqueue(byte[] line) throws IOException {
     boolean interrupted = false;
     try {
       synchronized (this) {
+        while (pending.size() >= MAX_PENDING && failed == null && !closed) {
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
         if (failed != null) {
           throw new IOException(failed.getMessage(), failed);
         }
@@ -65,8 +86,33 @@ final class GroupCommit implements AutoCloseable {
           throw new IOException("the journal is closed");
         }
         pending.add(line);
-        long mine = ++queued;
         notifyAll();
+        return ++queued;
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Waits until every line queued so far is durable.
+   *
+   * @throws IOException if one could not be written or forced
+   */
+  void flush() throws IOException {
+    long last;
+    synchronized (this) {
+      last = queued;
+    }
+    await(last);
+  }
+
+  private void await(long mine) throws IOException {
+    boolean interrupted = false;
+    try {
+      synchronized (this) {
         while (durable < mine && failed == null) {
           try {
             wait();
@@ -103,6 +149,7 @@ final class GroupCommit implements AutoCloseable {
         group = pending;
         pending = new ArrayList<>();
         upTo = queued;
+        notifyAll(); // room for producers waiting in enqueue
       }
       IOException error = null;
       try {
