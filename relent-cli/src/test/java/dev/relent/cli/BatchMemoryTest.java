@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,13 +31,7 @@ class BatchMemoryTest {
   private record Result(int exitCode, String out, String err) {}
 
   private Result relent(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx32m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("dev.relent.cli.RelentCli");
-    command.addAll(List.of(args));
+    List<String> command = ChildJvm.relent("32m", args);
     Path out = dir.resolve("stdout");
     Path err = dir.resolve("stderr");
     Process p =

@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,15 +81,7 @@ class CallStreamingTest {
   @Test
   void aBodyLargerThanTheHeapPassesThroughStdout() throws Exception {
     long size = 64L * 1024 * 1024;
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx32m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("dev.relent.cli.RelentCli");
-    command.add("call");
-    command.add("--timeout=60s");
-    command.add(url(size));
+    List<String> command = ChildJvm.relent("32m", "call", "--timeout=60s", url(size));
     Process p = new ProcessBuilder(command).redirectError(dir.resolve("err").toFile()).start();
     p.getOutputStream().close();
     MessageDigest d = MessageDigest.getInstance("SHA-256");
@@ -184,18 +175,7 @@ class CallStreamingTest {
         out.write(mib);
       }
     }
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx16m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("dev.relent.cli.RelentCli");
-    command.add("call");
-    command.add("-X");
-    command.add("PUT");
-    command.add("-d");
-    command.add("@" + big);
-    command.add(url(1));
+    List<String> command = ChildJvm.relent("16m", "call", "-X", "PUT", "-d", "@" + big, url(1));
     Process p = new ProcessBuilder(command).start();
     p.getOutputStream().close();
     p.getInputStream().readAllBytes();
