@@ -3,7 +3,8 @@
 #   1. relent batch, N GETs (100 000) against the mock server on loopback, with -Xmx256m, against a
 #      bare java.net.http.HttpClient loop at the same concurrency (bench/BareLoop.java), alternating;
 #      the heap after each GC from -Xlog:gc;
-#   2. relent batch, K keyed POSTs (20 000) with --journal: journaled writes per second;
+#   2. relent batch, K keyed POSTs (20 000) with --journal: journaled writes per second, end to end
+#      and the journal alone (JournalThroughput, in relent-cli's test classes);
 #   3. relent call of a 1 GiB body with -Xmx256m: peak RSS from /usr/bin/time -v.
 # Results go to relent-bench/target/bench-results/memory/ (summary.txt holds the figures).
 #
@@ -20,40 +21,9 @@ BODY_BYTES=${BODY_BYTES:-1073741824}
 ROUNDS=${ROUNDS:-2}
 OUT=relent-bench/target/bench-results/memory
 JAR=relent-cli/target/relent.jar
-PIDS=()
-
-run() {
-  echo "+ $*" >&2
-  "$@"
-}
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 trap cleanup EXIT
-free_port() {
-  local port
-  for port in $(seq "$1" $(($1 + 200))); do
-    if ! ss -Hltn "sport = :$port" | grep -q .; then
-      echo "$port"
-      return
-    fi
-  done
-  return 1
-}
-wait_for() {
-  local i
-  for i in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "nothing listens on port $1 after 30 s" >&2
-  return 1
-}
 # The largest heap left after a GC in a -Xlog:gc file, in MiB ("... 180M->23M(256M) ...").
 heap_after_gc() {
   grep -o '[0-9]*M->[0-9]*M' "$1" | sed 's/.*->//; s/M//' | sort -n | tail -1
@@ -102,6 +72,9 @@ run java -Xmx256m -jar "$JAR" batch "$OUT/posts.jsonl" --rate 1000000/s \
   --out "$OUT/posts-results.jsonl" >"$OUT/posts.txt" 2>"$OUT/posts.err"
 head -1 "$OUT/posts.txt"
 curl -s "$BASE/__relent/stats" >"$OUT/stats.json" || true
+echo "== 2b. the journal alone: $WRITES keyed writes, $WRITE_CONCURRENCY writers, a send that takes no time"
+run java -cp relent-cli/target/test-classes:relent-cli/target/classes:"$JAR" \
+  dev.relent.cli.JournalThroughput "$WRITES" "$WRITE_CONCURRENCY" "$OUT" | tee "$OUT/journal.txt"
 
 echo "== 3. relent call of $BODY_BYTES bytes, -Xmx256m"
 BIG_PORT=$(free_port 18480)
@@ -121,5 +94,6 @@ run /usr/bin/time -v -o "$OUT/call-time.txt" java -Xmx256m -jar "$JAR" call --ti
   done
   echo "journaled keyed POSTs: $(batch_rate "$OUT/posts.txt")/s ($WRITES, concurrency $WRITE_CONCURRENCY)"
   echo "  $(head -1 "$OUT/posts.txt")"
+  echo "  $(cat "$OUT/journal.txt")"
   echo "relent call, $BODY_BYTES bytes: $(cat "$OUT/call-bytes.txt") bytes on stdout; peak RSS $(awk '/Maximum resident/ {printf "%.0f MB", $6 / 1000}' "$OUT/call-time.txt"); exit $(awk '/Exit status/ {print $3}' "$OUT/call-time.txt")"
 } | tee "$OUT/summary.txt"

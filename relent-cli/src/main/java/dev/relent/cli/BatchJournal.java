@@ -529,6 +529,11 @@ final class BatchJournal implements Closeable {
     }
   }
 
+  /** How many forces this journal made since it was opened: fewer than records under load. */
+  long forces() {
+    return commits.groups();
+  }
+
   /** How many runs this journal saw before this one. */
   int runs() {
     return runs;
