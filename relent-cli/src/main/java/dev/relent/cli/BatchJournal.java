@@ -43,7 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * unusable, with the line number.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
- * when a process dies. Thread-safe: appends are serialised by the committer thread.
+ * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
+ * #finished}, {@link #check} and {@link #copyFinished} read the index one thread at a time.
  */
 final class BatchJournal implements Closeable {
   /** The format version, in the first record. */
@@ -355,7 +356,10 @@ final class BatchJournal implements Closeable {
     return keys.get(id);
   }
 
-  /** Whether a final result was journaled for an id before this run. */
+  /**
+   * Whether a final result was journaled for an id before this run. Reads the compact index: one
+   * thread at a time (the batch asks under its take lock).
+   */
   boolean finished(String id) {
     return done.get(id, -1) >= 0;
   }
