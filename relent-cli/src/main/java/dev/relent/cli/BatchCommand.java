@@ -13,8 +13,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -158,12 +156,17 @@ final class BatchCommand implements Callable<Integer> {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
 
-    BatchInput.Parsed parsed;
+    // First pass: every line checked, bad ones reported as found; nothing kept per request.
+    BatchInput.Scan scan;
     try {
       if (Files.isDirectory(input)) {
         throw new UsageError(cli, input + ": is a directory, not a file");
       }
-      parsed = BatchInput.read(input, redactor);
+      scan =
+          BatchInput.scan(
+              input,
+              redactor,
+              p -> err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)")));
     } catch (NoSuchFileException e) {
       throw new UsageError(cli, input + ": no such file");
     } catch (AccessDeniedException e) {
@@ -171,11 +174,8 @@ final class BatchCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
     }
-    for (BatchInput.Problem p : parsed.problems()) {
-      err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)"));
-    }
-    if (strict && !parsed.problems().isEmpty()) {
-      int n = parsed.problems().size();
+    if (strict && scan.problems() > 0) {
+      int n = scan.problems();
       throw new UsageError(
           cli,
           n
@@ -196,7 +196,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, parsed, journal);
+      return run(cli, err, out, scan, journal);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -207,20 +207,39 @@ final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  private int run(
-      CommandLine cli,
-      PrintWriter err,
-      PrintWriter out,
-      BatchInput.Parsed parsed,
-      BatchJournal journal)
-      throws Exception {
-    List<BatchInput.Request> todo = new ArrayList<>();
-    List<Map<String, Object>> earlier = new ArrayList<>();
+  /**
+   * What the journal says of the input's requests that finished in earlier runs: how many, the
+   * worst exit code among them, whether one ended in an unexpected error, and those that failed by
+   * outcome.
+   */
+  record Earlier(int finished, int worst, boolean error, Map<String, Integer> failed) {
+    static final Earlier NONE = new Earlier(0, ExitCodes.OK, false, Map.of());
+
+    int failedCount() {
+      int n = 0;
+      for (int c : failed.values()) {
+        n += c;
+      }
+      return n;
+    }
+  }
+
+  /**
+   * A pass over the input against the journal, before anything is sent: refuses a request changed
+   * since its key was journaled, counts those finished earlier and the writes sent again.
+   */
+  private Earlier checkAgainst(
+      CommandLine cli, BatchJournal journal, BatchInput.Scan scan, PrintWriter err)
+      throws IOException {
+    int finished = 0;
+    int worst = ExitCodes.OK;
+    boolean error = false;
     int resentKeys = 0;
-    for (BatchInput.Request r : parsed.requests()) {
-      if (journal != null) {
-        BatchJournal.Key key = journal.keyOf(r.id());
-        if (key != null && !key.fingerprint().equals(r.fingerprint())) {
+    try (BatchInput.Requests requests = BatchInput.requests(input, redactor, scan)) {
+      BatchInput.Request r;
+      while ((r = requests.next()) != null) {
+        BatchJournal.Finished f = journal.check(r.id(), r.fingerprint());
+        if (f.changed()) {
           throw new UsageError(
               cli,
               "--journal "
@@ -232,53 +251,73 @@ final class BatchCommand implements Callable<Integer> {
                   + ") changed since its Idempotency-Key was journaled (method, URL or body"
                   + " differ); restore the line, or start a new journal for a new batch");
         }
-        Map<String, Object> finished = journal.finished(r.id());
-        if (finished != null) {
-          earlier.add(finished);
-          continue;
-        }
-        if (key != null) {
+        if (f.finished()) {
+          finished++;
+          if (f.exitCode() == ExitCodes.ERROR) {
+            error = true;
+          } else {
+            worst = Math.max(worst, f.exitCode());
+          }
+        } else if (journal.keyOf(r.id()) != null) {
           resentKeys++;
         }
       }
-      todo.add(r);
     }
-    if (journal != null && journal.runs() > 0) {
+    if (journal.runs() > 0) {
       err.println(
           "relent batch: resuming from "
               + journal.file()
               + " (run "
               + (journal.runs() + 1)
               + "): "
-              + earlier.size()
+              + finished
               + " of "
-              + parsed.requests().size()
+              + scan.requests()
               + " finished earlier (skipped); "
               + resentKeys
               + (resentKeys == 1 ? " write" : " writes")
               + " sent again with the key journaled before its first send");
     }
+    return new Earlier(finished, worst, error, journal.failedBefore());
+  }
+
+  private int run(
+      CommandLine cli, PrintWriter err, PrintWriter out, BatchInput.Scan scan, BatchJournal journal)
+      throws Exception {
+    Earlier earlier =
+        journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
 
     Writer results = null;
     if (outFile != null) {
       results = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
       // The journal is the truth: results of earlier runs are written again, so that each id
       // appears exactly once, whatever happened to the previous file.
-      for (Map<String, Object> m : earlier) {
-        results.write(JsonTree.write(m));
-        results.write('\n');
+      if (journal != null && earlier.finished() > 0) {
+        journal.copyFinished(results);
       }
       results.flush();
     }
+    BatchInput.Requests requests = BatchInput.requests(input, redactor, scan);
     try {
       if (journal != null) {
-        journal.runStarted(now(), parsed.requests().size(), earlier.size());
+        journal.runStarted(now(), scan.requests(), earlier.finished());
       }
+      BatchJournal skip = earlier.finished() > 0 ? journal : null;
+      BatchRun.Source todo =
+          () -> {
+            BatchInput.Request r;
+            do {
+              r = requests.next();
+            } while (r != null && skip != null && skip.finished(r.id()));
+            return r;
+          };
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(
                   rate, concurrency, retry.policy(), retry.random(), retry.timeout, batchDeadline),
               todo,
+              scan.requests() - earlier.finished(),
+              false,
               journal,
               results,
               ticker,
@@ -309,7 +348,7 @@ final class BatchCommand implements Callable<Integer> {
         live.start();
         run.run();
         live.finish();
-        int code = exitCode(run, parsed.problems().size(), earlier);
+        int code = exitCode(run, scan.problems(), earlier);
         if (journal != null) {
           try {
             journal.runEnded(
@@ -319,9 +358,10 @@ final class BatchCommand implements Callable<Integer> {
             code = ExitCodes.ERROR;
           }
         }
-        BatchDisplay.summary(out, "relent batch: ", run, earlier, parsed.problems().size());
+        BatchDisplay.summary(
+            out, "relent batch: ", run, earlier.finished(), earlier.failed(), scan.problems());
         if (run.stopReason() == BatchRun.Stop.QUOTA) {
-          int left = count(run, "not-sent");
+          long left = run.counts().open("not-sent");
           out.println(
               "  "
                   + left
@@ -334,7 +374,7 @@ final class BatchCommand implements Callable<Integer> {
         out.flush();
         if (code != ExitCodes.OK) {
           err.println(
-              "relent batch: " + closing(run, code, journal != null, failedEarlier(earlier)));
+              "relent batch: " + closing(run, code, journal != null, earlier.failedCount()));
         }
         err.flush();
         return code;
@@ -349,20 +389,11 @@ final class BatchCommand implements Callable<Integer> {
         }
       }
     } finally {
+      requests.close();
       if (results != null) {
         results.close();
       }
     }
-  }
-
-  private static int count(BatchRun run, String outcome) {
-    int n = 0;
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null && j.item.outcome().equals(outcome)) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /**
@@ -370,28 +401,18 @@ final class BatchCommand implements Callable<Integer> {
    * over 3; 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written
    * is 1.
    */
-  static int exitCode(BatchRun run, int badLines, List<Map<String, Object>> earlier) {
+  static int exitCode(BatchRun run, int badLines, Earlier earlier) {
     if (run.stopReason() == BatchRun.Stop.ERROR) {
       return ExitCodes.ERROR;
     }
-    int worst = badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK;
-    boolean error = false;
-    List<Integer> codes = new ArrayList<>();
-    for (Map<String, Object> m : earlier) {
-      codes.add(ExitCodes.of(String.valueOf(m.get("outcome"))));
-    }
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null) {
-        codes.add(j.item.exitCode());
-      }
-    }
-    for (int c : codes) {
-      if (c == ExitCodes.ERROR) {
-        error = true;
-      } else {
+    BatchRecorder.Counts counts = run.counts();
+    int worst = Math.max(badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK, earlier.worst());
+    for (int c = ExitCodes.NOT_RETRIED; c <= ExitCodes.UNRESOLVED; c++) {
+      if (counts.withExitCode(c) > 0) {
         worst = Math.max(worst, c);
       }
     }
+    boolean error = earlier.error() || counts.withExitCode(ExitCodes.ERROR) > 0;
     if (run.stopReason() != null) {
       worst = Math.max(worst, ExitCodes.DEADLINE);
     }
@@ -400,7 +421,7 @@ final class BatchCommand implements Callable<Integer> {
 
   private static String closing(BatchRun run, int code, boolean journaled, int failedEarlier) {
     if (code == ExitCodes.UNRESOLVED) {
-      int n = count(run, "unresolved");
+      long n = run.counts().open("unresolved");
       return n
           + (n == 1 ? " write is" : " writes are")
           + " unresolved: "
@@ -434,17 +455,6 @@ final class BatchCommand implements Callable<Integer> {
       default:
         return "some requests ended with an unexpected error" + earlier + "; see the results";
     }
-  }
-
-  /** Requests finished in earlier runs without success. */
-  static int failedEarlier(List<Map<String, Object>> earlier) {
-    int n = 0;
-    for (Map<String, Object> m : earlier) {
-      if (!"success".equals(m.get("outcome"))) {
-        n++;
-      }
-    }
-    return n;
   }
 
   private String now() {

@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
@@ -113,6 +114,14 @@ final class CallCommand implements Callable<Integer> {
   boolean verbose;
 
   @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FILE",
+      description =
+          "Write the final response body to FILE instead of stdout, as it arrives. The file is"
+              + " created or replaced once a response comes; without one it is left as it is.")
+  Path output;
+
+  @Option(
       names = "--report",
       paramLabel = "FILE",
       description =
@@ -213,14 +222,15 @@ final class CallCommand implements Callable<Integer> {
       PrintWriter err) {
     long startedAtMillis = clock.millis();
     long start = ticker.read();
+    // A final response comes back as soon as its headers are in, its body unread: it is copied
+    // out below, as it arrives. Bodies of retried responses are kept in memory (64 KiB at most).
     CallOutcome outcome =
         CallOutcome.of(
             () ->
                 http.send(
-                    settings.request(), HttpResponse.BodyHandlers.ofByteArray(), options.build()),
+                    settings.request(), HttpResponse.BodyHandlers.ofInputStream(), options.build()),
             redactor,
             true);
-    long elapsedNanos = Math.max(0L, ticker.read() - start);
     // The report and the message below must be written whatever interrupted the call.
     Thread.interrupted();
     attempts.finish();
@@ -230,8 +240,10 @@ final class CallCommand implements Callable<Integer> {
               attempts.interrupted(
                   settings.request().method(),
                   redactor.uri(settings.request().uri()),
-                  elapsedNanos));
+                  Math.max(0L, ticker.read() - start)));
     }
+    outcome = writeBody(outcome, settings.request(), attempts, start);
+    long elapsedNanos = Math.max(0L, ticker.read() - start);
 
     int code = outcome.exitCode();
     if (report != null) {
@@ -246,11 +258,6 @@ final class CallCommand implements Callable<Integer> {
         code = ExitCodes.ERROR;
       }
     }
-    PrintStream out = parent.stdout;
-    if (outcome.body() != null) {
-      out.write(outcome.body(), 0, outcome.body().length);
-    }
-    out.flush();
     if (outcome.exitCode() != ExitCodes.OK) {
       err.println("relent: " + outcome.message());
     } else if (verbose) {
@@ -258,6 +265,55 @@ final class CallCommand implements Callable<Integer> {
     }
     err.flush();
     return code;
+  }
+
+  /**
+   * Copies the last response's body out, within what is left of the final attempt's time limit. A
+   * body cut off on the way is not retried, since its first bytes are out already: the outcome says
+   * so ({@code body-truncated}, exit 3); an output that cannot be written is exit 1.
+   */
+  private CallOutcome writeBody(
+      CallOutcome outcome, HttpRequest request, CallAttempts attempts, long start) {
+    long limit = Long.MAX_VALUE;
+    if (outcome.body() != null && !attempts.records().isEmpty()) {
+      AttemptRecord last = attempts.records().get(attempts.records().size() - 1);
+      long sinceStart = Math.max(0L, ticker.read() - start);
+      long attemptEnd = last.start().toNanos() + retry.timeout.toNanos();
+      limit = Math.max(0L, Math.min(attemptEnd, retry.deadline.toNanos()) - sinceStart);
+    }
+    PrintStream stdout = parent.stdout;
+    BodyOutput.Copied copied =
+        BodyOutput.copy(outcome.body(), stdout, output, Scheduler.system(), limit);
+    stdout.flush();
+    String where = output == null ? "stdout" : output.toString();
+    if (copied.writeFailure() != null) {
+      return outcome.withReason(
+          "error",
+          "cannot write the body to "
+              + where
+              + " after "
+              + copied.bytes()
+              + " bytes: "
+              + redactor.text(String.valueOf(copied.writeFailure().getMessage())));
+    }
+    if (copied.failure() == null) {
+      return outcome;
+    }
+    return outcome.withReason(
+        "body-truncated",
+        "the body of HTTP "
+            + outcome.status()
+            + " from "
+            + request.method()
+            + " "
+            + redactor.uri(request.uri())
+            + " was cut off after "
+            + copied.bytes()
+            + " bytes ("
+            + copied.faultDescription()
+            + "); not retried: the bytes received are in "
+            + where
+            + " already and a retry cannot take them back; run the command again");
   }
 
   private HttpClient jdkClient(URI uri) {
@@ -285,6 +341,12 @@ final class CallCommand implements Callable<Integer> {
     }
     retry.validate(spec.commandLine());
     UsageError.requireWritable(spec.commandLine(), "--report", report);
+    UsageError.requireWritable(spec.commandLine(), "--output", output);
+    if (report != null
+        && output != null
+        && report.toAbsolutePath().normalize().equals(output.toAbsolutePath().normalize())) {
+      throw usage("--output and --report name the same file; give two files");
+    }
     byte[] body = body();
     String m = method != null ? method : RequestParser.defaultMethod(body != null);
     if (!RequestParser.isToken(m)) {

@@ -17,7 +17,8 @@ package dev.relent.cli;
  *   <tr><td>3</td><td>an HTTP error that is not retried (4xx, or a write without key); for {@code
  *       call}: a status the decision table does not retry (4xx, 501, ...), a POST or PATCH without
  *       {@code Idempotency-Key} that was not re-sent after it may have reached the server, or a
- *       network fault the decision table never retries (TLS handshake, unknown host); for {@code
+ *       network fault the decision table never retries (TLS handshake, unknown host), a final
+ *       response whose body was cut off after part of it was written out; for {@code
  *       batch}: some request ended so, or a bad input line was skipped</td></tr>
  *   <tr><td>4</td><td>retries exhausted (or refused by the retry budget or circuit breaker); for
  *       {@code batch}: for some request</td></tr>
@@ -76,6 +77,7 @@ public final class ExitCodes {
       case "not-resent":
       case "fault-not-retried":
       case "not-retryable":
+      case "body-truncated":
         return NOT_RETRIED;
       case "retries-exhausted":
       case "retry-budget":

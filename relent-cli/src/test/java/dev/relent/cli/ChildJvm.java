@@ -23,6 +23,15 @@ final class ChildJvm {
     return command;
   }
 
+  /**
+   * {@code java -Xmx… -cp <test class path> dev.relent.cli.RelentCli ARGS…}.
+   *
+   * @param maxHeap the {@code -Xmx} value, e.g. {@code 32m}
+   */
+  static List<String> relent(String maxHeap, String... args) {
+    return relent(List.of("-Xmx" + maxHeap), List.of(args));
+  }
+
   /** A batch input line: a JSON POST of {@code amount} to {@code url}, id {@code pay-<n>}. */
   static String payment(Object url, int n, long amount) {
     return "{\"id\": \"pay-"
