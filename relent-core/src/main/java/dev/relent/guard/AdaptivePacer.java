@@ -120,9 +120,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public long tryAcquire(long nowNanos, long maxWaitNanos) {
-    if (maxWaitNanos < 0) {
-      throw new IllegalArgumentException("maxWaitNanos must be >= 0: " + maxWaitNanos + " ns");
-    }
+    PacerImpl.requireMaxWait(maxWaitNanos);
     long interval = intervalAt(nowNanos);
     long tolerance = burst == 1 ? 0 : saturatedMultiply(burst - 1L, interval);
     long wait = state.reserve(nowNanos, interval, tolerance, maxWaitNanos);
@@ -344,19 +342,12 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public Optional<Instant> pausedUntil() {
-    long left = pauseNanosLeft();
-    return left == 0 ? Optional.empty() : Optional.of(time.clock().instant().plusNanos(left));
+    return PacerImpl.pausedUntil(state, time);
   }
 
   @Override
   public Duration pauseRemaining() {
-    return Duration.ofNanos(pauseNanosLeft());
-  }
-
-  private long pauseNanosLeft() {
-    long until = state.pausedUntil();
-    long now = time.ticker().read();
-    return until <= now ? 0 : Nanos.saturatedAdd(until, -now);
+    return Duration.ofNanos(PacerImpl.pauseNanosLeft(state, time));
   }
 
   @Override

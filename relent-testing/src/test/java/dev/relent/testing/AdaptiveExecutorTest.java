@@ -3,6 +3,7 @@ package dev.relent.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.HintExtractor;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
@@ -16,22 +17,30 @@ import org.junit.jupiter.api.Test;
 /** The executor feeds an adaptive pacer and a throttle what every attempt said. */
 class AdaptiveExecutorTest {
 
+  /** An executor on fake time that retries 429s, with the pacer and the hints given. */
+  private static RelentExecutor<Integer> paced(
+      FakeTime time, Pacer pacer, HintExtractor<Integer> hints) {
+    return RelentExecutor.<Integer>builder(RetryPolicy.ofDefaults())
+        .withTime(time)
+        .withPacer(pacer)
+        .retryIf(status -> status == 429)
+        .withHintExtractor(hints)
+        .build();
+  }
+
   @Test
-  void aQuotaOnASuccessSetsTheRateAndA429SlowsItDown() {
+  void aQuotaOnASuccessSetsTheRateAndA429PausesIt() {
     FakeTime time = new FakeTime();
     Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
     AtomicInteger calls = new AtomicInteger();
     RelentExecutor<Integer> executor =
-        RelentExecutor.<Integer>builder(RetryPolicy.ofDefaults())
-            .withTime(time)
-            .withPacer(pacer)
-            .retryIf(status -> status == 429)
-            .withHintExtractor(
-                (status, failure) ->
-                    status == 429
-                        ? ServerHint.rateLimited(Duration.ofSeconds(1), "Retry-After: 1")
-                        : ServerHint.quota(10, Duration.ofSeconds(5), "RateLimit"))
-            .build();
+        paced(
+            time,
+            pacer,
+            (status, failure) ->
+                status == 429
+                    ? ServerHint.rateLimited(Duration.ofSeconds(1), "Retry-After: 1")
+                    : ServerHint.quota(10, Duration.ofSeconds(5), "RateLimit"));
     assertThat(executor.get(() -> 200)).isEqualTo(200);
     // 10 in the 5 s after the attempt: 500 ms apart.
     assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(500));
@@ -49,14 +58,11 @@ class AdaptiveExecutorTest {
         Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).withTime(time).build();
     AtomicInteger calls = new AtomicInteger();
     RelentExecutor<Integer> executor =
-        RelentExecutor.<Integer>builder(RetryPolicy.ofDefaults())
-            .withTime(time)
-            .withPacer(pacer)
-            .retryIf(status -> status == 429)
-            .withHintExtractor(
-                (status, failure) ->
-                    status == 429 ? ServerHint.rateLimited(Duration.ZERO, "HTTP 429") : null)
-            .build();
+        paced(
+            time,
+            pacer,
+            (status, failure) ->
+                status == 429 ? ServerHint.rateLimited(Duration.ZERO, "HTTP 429") : null);
     for (int i = 0; i < 5; i++) {
       executor.get(() -> 200);
     }
