@@ -107,10 +107,17 @@ final class AsyncExecution<R> extends Execution<R> {
    * Goes on holding the slot: {@code permit} if it was awaited, otherwise the one taken at once.
    */
   private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
-    long wait;
     synchronized (this) {
       slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
+    }
+    paceHoldingSlot(now);
+  }
+
+  /** Reserves a start while holding the slot, then attempts at once or when the start comes. */
+  private void paceHoldingSlot(long now) {
+    long wait;
+    synchronized (this) {
       if (promise.isDone()) {
         releaseGuards();
         return;
@@ -132,7 +139,12 @@ final class AsyncExecution<R> extends Execution<R> {
     synchronized (this) {
       reservedStart = Long.MIN_VALUE;
     }
-    attempt(x.ticker.read());
+    long now = x.ticker.read();
+    if (pausedSinceReserved(now)) {
+      paceHoldingSlot(now);
+      return;
+    }
+    attempt(now);
   }
 
   private void attempt(long now) {

@@ -1,6 +1,7 @@
 package dev.relent;
 
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
 import java.time.Duration;
@@ -120,12 +121,13 @@ class Execution<R> implements AttemptContext {
           }
         }
         long wait = pace(now);
-        if (wait == FAILED) {
-          throw failure;
-        }
-        if (wait > 0) {
+        while (wait > 0) {
           x.sleeper.sleep(wait);
           now = x.ticker.read();
+          wait = pausedSinceReserved(now) ? pace(now) : 0;
+        }
+        if (wait == FAILED) {
+          throw failure;
         }
       } catch (InterruptedException e) {
         releaseGuards();
@@ -187,6 +189,17 @@ class Execution<R> implements AttemptContext {
       }
       permitHeld = true;
     }
+    if (x.throttle != null && !x.throttle.tryAcquire(now, x.random)) {
+      GiveUp g = facts(RelentException.Reason.THROTTLED, now);
+      g.detail =
+          "refused here by adaptive throttling, nothing sent (" + x.throttle.describe(now) + ")";
+      if (permitHeld) {
+        permitHeld = false;
+        x.breaker.releasePermission();
+      }
+      failure = giveUp(g);
+      return false;
+    }
     return true;
   }
 
@@ -214,6 +227,16 @@ class Execution<R> implements AttemptContext {
       emit(event(RelentEvent.Type.PACED, wait, null, null));
     }
     return wait;
+  }
+
+  /**
+   * Whether a start this execution waited for now falls inside a pause that came after it was
+   * reserved; an adaptive pacer holds such starts too ({@link Pacer#holdsReservedStarts()}), so
+   * that callers released by a pause start spread out at the learned rate, not together.
+   */
+  final boolean pausedSinceReserved(long now) {
+    Pacer pacer = x.pacer;
+    return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
   }
 
   /** Counts the attempt about to start and fixes its time limit. */
@@ -257,8 +280,11 @@ class Execution<R> implements AttemptContext {
         x.breaker.releasePermission();
       }
     }
-    if (hint != null && hint.pausesAll() && x.pacer != null) {
-      x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+    if (x.pacer != null) {
+      feedPacer(verdict, hint, attemptStart);
+    }
+    if (x.throttle != null && !verdict.isDownstreamFailure()) {
+      x.throttle.onAccepted(attemptStart);
     }
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -274,6 +300,28 @@ class Execution<R> implements AttemptContext {
         return abort(thrown);
       default:
         return planRetry(hint);
+    }
+  }
+
+  /**
+   * Tells the pacer what the attempt said: the quota, the pause for everyone, and whether it was
+   * throttled (a rate-limit hint on an outcome to retry) or accepted (any answer that is not
+   * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
+   */
+  private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
+    Pacer pacer = x.pacer;
+    if (hint != null) {
+      if (hint.hasQuota()) {
+        pacer.observeQuota(attemptStart, hint.quotaRemaining(), hint.quotaResetNanos());
+      }
+      if (hint.pausesAll()) {
+        pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+      }
+    }
+    if (verdict.kind() != Verdict.Kind.RETRY) {
+      pacer.onAccepted(attemptStart);
+    } else if (hint != null && hint.pausesAll() && !hint.isQuotaExhausted()) {
+      pacer.onThrottled(attemptStart, x.ticker.read());
     }
   }
 

@@ -44,7 +44,12 @@ public class RelentException extends RuntimeException {
     /** No concurrency slot came free before the deadline. */
     CONCURRENCY_LIMIT,
     /** The waiting thread was interrupted. */
-    INTERRUPTED;
+    INTERRUPTED,
+    /**
+     * Adaptive throttling refused the attempt here: the downstream has been rejecting too many
+     * requests, so nothing was sent.
+     */
+    THROTTLED;
 
     /**
      * Returns the reason as logs, reports and scripts spell it: lower case with hyphens ({@code

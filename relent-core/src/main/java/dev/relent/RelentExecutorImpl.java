@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
@@ -29,6 +30,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   final CircuitBreaker breaker;
   final RetryBudget budget;
   final Pacer pacer;
+  final AdaptiveThrottle throttle;
   final ConcurrencyLimit limit;
   final Ticker ticker;
   final Clock clock;
@@ -60,6 +62,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     breaker = b.breaker;
     budget = b.budget;
     pacer = b.pacer;
+    throttle = b.throttle;
     limit = b.limit;
     ticker = b.time.ticker();
     clock = b.time.clock();
@@ -186,6 +189,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
         + budget
         + ", pacer="
         + pacer
+        + ", throttle="
+        + throttle
         + ", limit="
         + limit
         + "]";
