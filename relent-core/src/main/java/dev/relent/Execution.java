@@ -312,7 +312,7 @@ class Execution<R> implements AttemptContext {
     Pacer pacer = x.pacer;
     if (hint != null) {
       if (hint.hasQuota()) {
-        pacer.observeQuota(attemptStart, hint.quotaRemaining(), hint.quotaResetNanos());
+        pacer.observeQuota(attemptStart, hint.remainingOrNegative(), hint.resetNanosOrNegative());
       }
       if (hint.pausesAll()) {
         pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));

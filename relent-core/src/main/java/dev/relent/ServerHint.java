@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What a server said about when to come back: a minimum wait (from {@code Retry-After} or a
@@ -213,7 +214,7 @@ public final class ServerHint {
   /**
    * Returns whether the hint reports the server's quota ({@link #quota}, {@link #withQuota}).
    *
-   * @return true if {@link #quotaRemaining()} and {@link #quotaResetNanos()} are known
+   * @return true if {@link #quotaRemaining()} and {@link #quotaReset()} are present
    */
   public boolean hasQuota() {
     return quotaRemaining >= 0;
@@ -222,18 +223,28 @@ public final class ServerHint {
   /**
    * Returns the requests the server still allows in its window.
    *
-   * @return the remaining requests, or -1 if the hint reports no quota
+   * @return the remaining requests, or empty if the hint reports no quota
    */
-  public long quotaRemaining() {
-    return quotaRemaining;
+  public OptionalLong quotaRemaining() {
+    return hasQuota() ? OptionalLong.of(quotaRemaining) : OptionalLong.empty();
   }
 
   /**
-   * Returns the time until the server's window resets, in nanoseconds.
+   * Returns the time until the server's window resets.
    *
-   * @return the time, or -1 if the hint reports no quota
+   * @return the time, or empty if the hint reports no quota
    */
-  public long quotaResetNanos() {
+  public Optional<Duration> quotaReset() {
+    return hasQuota() ? Optional.of(Duration.ofNanos(quotaResetNanos)) : Optional.empty();
+  }
+
+  /** The remaining requests, -1 without a quota: for the executor, which must not allocate. */
+  long remainingOrNegative() {
+    return quotaRemaining;
+  }
+
+  /** The time to the reset in nanoseconds, -1 without a quota: for the executor. */
+  long resetNanosOrNegative() {
     return quotaResetNanos;
   }
 

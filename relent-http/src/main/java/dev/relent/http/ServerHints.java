@@ -53,10 +53,15 @@ import java.util.Set;
  *             {@code Date}, and one already past is a reset of zero.
  *       </ul>
  *       Remaining 0 with a reset still ahead gives {@link ServerHint#rateLimited} for the reset
- *       time. Remaining above 0, or a reset already reached, gives nothing (except on a 429, which
- *       is always a rate limit).
+ *       time. Remaining above 0 with a reset ahead gives {@link ServerHint#quota}: no wait, but an
+ *       {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive pacer} paces at remaining over the
+ *       time to the reset, before any 429. A reset already reached gives nothing (except on a 429,
+ *       which is always a rate limit).
  *   <li>A 429 with neither gives {@code rateLimited(0)}: the backoff decides the wait.
  * </ol>
+ *
+ * <p>Every hint also carries the tightest stated limit ({@link ServerHint#withQuota}: the fewest
+ * requests per second from now), so the pacer learns from a 429 or a 503 as from a 200.
  *
  * <p><b>Quota detection.</b> A rate-limit hint (a 429's {@code Retry-After}, or an exhausted
  * rate-limit family) becomes {@link ServerHint#quotaExhausted} — the executor stops at once with a
@@ -141,26 +146,60 @@ public final class ServerHints {
     String date = ResponseFacts.first(headers, "Date");
     boolean tooMany = status == 429;
     String scope = ResponseFacts.first(headers, "X-RateLimit-Scope");
+    List<RateLimitStatus> limits = statuses(headers, now, date);
+    RateLimitStatus tightest = tightest(limits);
     if (status >= 400) {
       String retryAfter = ResponseFacts.first(headers, "Retry-After");
       Optional<Duration> wait = RetryAfter.parse(retryAfter, now, date);
       if (wait.isPresent()) {
         String source = "Retry-After: " + retryAfter;
         if (!tooMany) {
-          return ServerHint.retryAfter(wait.get(), source);
+          return withQuota(ServerHint.retryAfter(wait.get(), source), tightest);
         }
-        return limit(wait.get(), scopeWord(scope), source, now);
+        return withQuota(limit(wait.get(), scopeWord(scope), source, now), tightest);
       }
     }
-    RateLimitStatus limit = decisive(statuses(headers, now, date), tooMany);
+    RateLimitStatus limit = decisive(limits, tooMany);
     if (limit != null && (tooMany || !limit.reset().get().isZero())) {
       boolean quota = scopeWord(scope) || longScope(limit);
-      return limit(limit.reset().get(), quota, limit.source(), now);
+      return withQuota(limit(limit.reset().get(), quota, limit.source(), now), tightest);
     }
     if (tooMany) {
-      return ServerHint.rateLimited(Duration.ZERO, "HTTP 429");
+      return withQuota(ServerHint.rateLimited(Duration.ZERO, "HTTP 429"), tightest);
+    }
+    if (tightest != null) {
+      // Requests remain: no wait, but an adaptive pacer paces at remaining / reset from here on.
+      return ServerHint.quota(
+          tightest.remaining().getAsLong(), tightest.reset().get(), tightest.source());
     }
     return null;
+  }
+
+  /**
+   * The limit that allows the fewest requests per second from now (remaining over the time to its
+   * reset), among those stating both with a reset still ahead; null when none does.
+   */
+  private static RateLimitStatus tightest(List<RateLimitStatus> limits) {
+    RateLimitStatus best = null;
+    double bestRate = Double.POSITIVE_INFINITY;
+    for (RateLimitStatus l : limits) {
+      if (l.remaining().isEmpty() || l.reset().isEmpty() || l.reset().get().isZero()) {
+        continue;
+      }
+      Duration reset = l.reset().get();
+      double rate = l.remaining().getAsLong() / (reset.getSeconds() + reset.getNano() / 1e9);
+      if (rate < bestRate) {
+        best = l;
+        bestRate = rate;
+      }
+    }
+    return best;
+  }
+
+  private static ServerHint withQuota(ServerHint hint, RateLimitStatus limit) {
+    return limit == null
+        ? hint
+        : hint.withQuota(limit.remaining().getAsLong(), limit.reset().get());
   }
 
   /**

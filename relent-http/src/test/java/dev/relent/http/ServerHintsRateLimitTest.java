@@ -42,6 +42,15 @@ class ServerHintsRateLimitTest {
     return HINTS.read(status, headers(nameValue), NOW);
   }
 
+  /** Requests remain: no wait and no pause, but the quota for an adaptive pacer to pace by. */
+  private static void assertPacesOnly(ServerHint hint, long remaining, long resetSeconds) {
+    assertThat(hint.waitNanos()).isZero();
+    assertThat(hint.pausesAll()).isFalse();
+    assertThat(hint.isQuotaExhausted()).isFalse();
+    assertThat(hint.quotaRemaining()).hasValue(remaining);
+    assertThat(hint.quotaReset()).contains(Duration.ofSeconds(resetSeconds));
+  }
+
   private static List<RateLimitStatus> limits(String... nameValue) {
     return HINTS.rateLimits(headers(nameValue), NOW);
   }
@@ -97,7 +106,7 @@ class ServerHintsRateLimitTest {
     assertThat(s.reset()).contains(Duration.ofSeconds(30));
     assertThat(s.limit()).isEmpty();
     assertThat(s.source()).isEqualTo("RateLimit: \"default\";r=50;t=30");
-    assertThat(read(200, "RateLimit", "\"default\";r=50;t=30")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "\"default\";r=50;t=30"), 50, 30);
 
     RateLimitStatus keyed = only("RateLimit", "\"default\";r=999;pk=:dHJpYWwxMjEzMjM=:");
     assertThat(keyed.remaining()).hasValue(999);
@@ -119,7 +128,7 @@ class ServerHintsRateLimitTest {
 
   @Test
   void oneLeftIsNoPauseSection7() {
-    assertThat(read(200, "RateLimit", "\"default\";r=1;t=7")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "\"default\";r=1;t=7"), 1, 7);
     assertThat(only("RateLimit", "\"default\";r=1;t=7").exhausted()).isFalse();
   }
 
@@ -129,7 +138,7 @@ class ServerHintsRateLimitTest {
     RateLimitStatus daily =
         only("Date", "Tue, 15 Nov 1994 18:00:00 GMT", "RateLimit", "\"daily\";r=1;t=86400");
     assertThat(daily.reset()).contains(Duration.ofDays(1));
-    assertThat(read(200, "RateLimit", "\"daily\";r=1;t=86400")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "\"daily\";r=1;t=86400"), 1, 86400);
     // Remaining over a short window implies 1000/s where the policy says 10/s: both are reported,
     // as sent; the reader that paces bounds the rate.
     RateLimitStatus some =
@@ -152,7 +161,7 @@ class ServerHintsRateLimitTest {
     assertThat(read(200, "RateLimit", "\"default\";r=0;t=48").waitTime())
         .isEqualTo(Duration.ofSeconds(48));
     // B.1.2: 100 left in a day limit ending in 10 hours: no pause.
-    assertThat(read(200, "RateLimit", "\"dayLimit\";r=100;t=36000")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "\"dayLimit\";r=100;t=36000"), 100, 36000);
     // B.1.3: a policy of 100/min and what is left, lowered under load.
     RateLimitStatus basic =
         only("RateLimit-Policy", "\"basic\";q=100;w=60", "RateLimit", "\"basic\";r=60;t=58");
@@ -190,7 +199,7 @@ class ServerHintsRateLimitTest {
             "\"fixedwindow\";q=100;w=60");
     assertThat(fixed.limit()).hasValue(100);
     assertThat(fixed.remaining()).hasValue(99);
-    assertThat(read(200, "RateLimit", "\"fixedwindow\";r=99;t=50")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "\"fixedwindow\";r=99;t=50"), 99, 50);
     // B.2.2: lowered to 9 for the next 50 s: slow down, no pause.
     assertThat(
             read(
@@ -235,14 +244,15 @@ class ServerHintsRateLimitTest {
     assertThat(day.policy()).contains("day");
     assertThat(day.limit()).hasValue(5000);
     assertThat(day.window()).contains(Duration.ofDays(1));
-    assertThat(
-            read(
-                200,
-                "RateLimit-Policy",
-                "\"hour\";q=1000;w=3600, \"day\";q=5000;w=86400",
-                "RateLimit",
-                "\"day\";r=100;t=36000"))
-        .isNull();
+    assertPacesOnly(
+        read(
+            200,
+            "RateLimit-Policy",
+            "\"hour\";q=1000;w=3600, \"day\";q=5000;w=86400",
+            "RateLimit",
+            "\"day\";r=100;t=36000"),
+        100,
+        36000);
     // The same with the day exhausted is a quota: the executor stops instead of waiting 10 h.
     ServerHint spent =
         read(
@@ -460,7 +470,7 @@ class ServerHintsRateLimitTest {
     assertThat(dict.remaining()).hasValue(0);
     assertThat(dict.reset()).contains(Duration.ofSeconds(12));
     assertThat(dict.policy()).isEmpty();
-    assertThat(read(200, "RateLimit", "limit=100, remaining=0, reset=12, remaining=5")).isNull();
+    assertPacesOnly(read(200, "RateLimit", "limit=100, remaining=0, reset=12, remaining=5"), 5, 12);
     assertThat(read(200, "RateLimit", "limit=100, remaining=-1, reset=12")).isNull();
     assertThat(read(200, "RateLimit", "limit=100, remaining=0, reset=1.5")).isNull();
     assertThat(read(200, "RateLimit", "limit=100, remaining=0, reset=12,")).isNull();
@@ -501,8 +511,9 @@ class ServerHintsRateLimitTest {
   @Test
   void lyingServersAreBounded() {
     // More left than the limit: no pause; the status reports both as sent.
-    assertThat(read(200, "RateLimit", "\"p\";r=500;t=1", "RateLimit-Policy", "\"p\";q=100;w=1"))
-        .isNull();
+    // The pacer's own ceiling bounds what it learns from remaining over reset.
+    assertPacesOnly(
+        read(200, "RateLimit", "\"p\";r=500;t=1", "RateLimit-Policy", "\"p\";q=100;w=1"), 500, 1);
     RateLimitStatus over =
         only("X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "99", "X-RateLimit-Reset", "1");
     assertThat(over.remaining()).hasValue(99);

@@ -113,7 +113,7 @@ class ServerHintsTest {
     assertThat(h.isQuotaExhausted()).isFalse();
     assertThat(h.waitTime()).isEqualTo(Duration.ofSeconds(30));
     assertThat(h.source()).isEqualTo("RateLimit: \"default\";r=0;t=30");
-    assertThat(read(200, "RateLimit", "\"default\";r=5;t=30")).isNull();
+    assertThat(read(200, "RateLimit", "\"default\";r=5;t=30").waitNanos()).isZero();
     // The exhausted item with the longest wait decides.
     assertThat(
             read(200, "RateLimit", "\"burst\";r=3;t=1, \"minute\";r=0;t=20, \"hour\";r=0;t=40")
@@ -138,7 +138,8 @@ class ServerHintsTest {
             read(200, "RateLimit-Limit", "100", "RateLimit-Remaining", "0", "RateLimit-Reset", "7")
                 .waitTime())
         .isEqualTo(Duration.ofSeconds(7));
-    assertThat(read(200, "RateLimit-Remaining", "3", "RateLimit-Reset", "7")).isNull();
+    assertThat(read(200, "RateLimit-Remaining", "3", "RateLimit-Reset", "7").quotaRemaining())
+        .hasValue(3);
     ServerHint policy =
         read(
             200,

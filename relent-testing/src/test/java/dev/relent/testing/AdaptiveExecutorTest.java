@@ -103,7 +103,7 @@ class AdaptiveExecutorTest {
     ServerHint hint = ServerHint.quota(0, Duration.ofSeconds(3), "RateLimit: remaining=0");
     assertThat(hint.pausesAll()).isTrue();
     assertThat(hint.waitTime()).isEqualTo(Duration.ofSeconds(3));
-    assertThat(hint.quotaRemaining()).isZero();
+    assertThat(hint.quotaRemaining()).hasValue(0);
     ServerHint room = ServerHint.quota(4, Duration.ofSeconds(3), "RateLimit");
     assertThat(room.pausesAll()).isFalse();
     assertThat(room.waitNanos()).isZero();
