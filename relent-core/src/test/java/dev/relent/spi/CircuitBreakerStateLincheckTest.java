@@ -8,7 +8,6 @@ import java.util.ArrayDeque;
 import org.jetbrains.kotlinx.lincheck.annotations.Operation;
 import org.jetbrains.kotlinx.lincheck.annotations.Param;
 import org.jetbrains.kotlinx.lincheck.paramgen.LongGen;
-import org.junit.jupiter.api.Test;
 
 /**
  * Linearizability of {@link InMemoryCircuitBreakerState} against the rules written out in {@link
@@ -21,13 +20,15 @@ import org.junit.jupiter.api.Test;
  * scenario.
  */
 @Param(name = "now", gen = LongGen.class, conf = "0:8")
-public class CircuitBreakerStateLincheckTest {
+public class CircuitBreakerStateLincheckTest extends Linearizability {
   static final Config CONFIG = new Config(3, 0, 0, 2, 50.0, 4, 2);
 
   private final CircuitBreakerState state = new InMemoryCircuitBreakerState();
 
   /** Lincheck makes one instance, with a fresh state, per scenario. */
-  public CircuitBreakerStateLincheckTest() {}
+  public CircuitBreakerStateLincheckTest() {
+    super(Specification.class);
+  }
 
   @Operation
   public long tryAcquirePermission(@Param(name = "now") long now) {
@@ -52,16 +53,6 @@ public class CircuitBreakerStateLincheckTest {
   @Operation
   public Snapshot snapshot(@Param(name = "now") long now) {
     return state.snapshot(now, CONFIG);
-  }
-
-  @Test
-  void modelChecking() {
-    Linearizability.modelCheck(getClass(), Specification.class);
-  }
-
-  @Test
-  void stress() {
-    Linearizability.stress(getClass(), Specification.class);
   }
 
   /**

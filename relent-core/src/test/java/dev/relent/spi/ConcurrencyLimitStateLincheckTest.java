@@ -3,7 +3,6 @@ package dev.relent.spi;
 import org.jetbrains.kotlinx.lincheck.annotations.Operation;
 import org.jetbrains.kotlinx.lincheck.annotations.Param;
 import org.jetbrains.kotlinx.lincheck.paramgen.IntGen;
-import org.junit.jupiter.api.Test;
 
 /**
  * Linearizability of {@link InMemoryConcurrencyLimitState}: concurrent acquires never take more
@@ -11,11 +10,13 @@ import org.junit.jupiter.api.Test;
  * count seen is one a sequential run could give.
  */
 @Param(name = "max", gen = IntGen.class, conf = "1:3")
-public class ConcurrencyLimitStateLincheckTest {
+public class ConcurrencyLimitStateLincheckTest extends Linearizability {
   private final ConcurrencyLimitState state = new InMemoryConcurrencyLimitState();
 
   /** Lincheck makes one instance, with a fresh state, per scenario. */
-  public ConcurrencyLimitStateLincheckTest() {}
+  public ConcurrencyLimitStateLincheckTest() {
+    super(Specification.class);
+  }
 
   @Operation
   public boolean tryAcquire(@Param(name = "max") int max) {
@@ -30,16 +31,6 @@ public class ConcurrencyLimitStateLincheckTest {
   @Operation
   public int inUse() {
     return state.inUse();
-  }
-
-  @Test
-  void modelChecking() {
-    Linearizability.modelCheck(getClass(), Specification.class);
-  }
-
-  @Test
-  void stress() {
-    Linearizability.stress(getClass(), Specification.class);
   }
 
   /** The rules of {@link ConcurrencyLimitState}, one call at a time. */

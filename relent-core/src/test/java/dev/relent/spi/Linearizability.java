@@ -3,23 +3,35 @@ package dev.relent.spi;
 import org.jetbrains.kotlinx.lincheck.LinChecker;
 import org.jetbrains.kotlinx.lincheck.strategy.managed.modelchecking.ModelCheckingOptions;
 import org.jetbrains.kotlinx.lincheck.strategy.stress.StressOptions;
+import org.junit.jupiter.api.Test;
 
 /**
- * Runs Lincheck on a test class whose {@code @Operation}s call one in-memory state, checking every
- * concurrent history it produces against a separately written sequential specification: the results
- * of the operations must be those of some order of them that respects real time.
+ * The base of the {@code *LincheckTest}s: Lincheck runs the subclass's {@code @Operation}s, which
+ * call one in-memory state, and checks every concurrent history against a separately written
+ * sequential specification: the results of the operations must be those of some order of them that
+ * respects real time.
  *
  * <p>Model checking explores thread switches at every shared-memory access of small scenarios (2
  * threads × 3 operations, plus 2 before and after), so it finds races that need an unlucky
- * interleaving; stress runs larger scenarios on real threads. Iterations are kept modest so that
- * the checks add seconds, not minutes, to the build.
+ * interleaving; stress runs scenarios on 3 real threads. Iterations are kept modest so that the
+ * checks add seconds, not minutes, to the build; raise them here for a deeper search.
  */
-final class Linearizability {
-  private Linearizability() {}
+abstract class Linearizability {
+  private final Class<?> specification;
 
-  static void modelCheck(Class<?> test, Class<?> specification) {
+  /**
+   * Creates the check.
+   *
+   * @param specification a class with the same operations, run one call at a time
+   */
+  Linearizability(Class<?> specification) {
+    this.specification = specification;
+  }
+
+  @Test
+  void modelChecking() {
     LinChecker.check(
-        test,
+        getClass(),
         new ModelCheckingOptions()
             .iterations(5)
             .invocationsPerIteration(100)
@@ -30,9 +42,10 @@ final class Linearizability {
             .sequentialSpecification(specification));
   }
 
-  static void stress(Class<?> test, Class<?> specification) {
+  @Test
+  void stress() {
     LinChecker.check(
-        test,
+        getClass(),
         new StressOptions()
             .iterations(10)
             .invocationsPerIteration(200)

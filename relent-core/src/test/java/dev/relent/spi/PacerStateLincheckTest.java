@@ -3,7 +3,6 @@ package dev.relent.spi;
 import org.jetbrains.kotlinx.lincheck.annotations.Operation;
 import org.jetbrains.kotlinx.lincheck.annotations.Param;
 import org.jetbrains.kotlinx.lincheck.paramgen.LongGen;
-import org.junit.jupiter.api.Test;
 
 /**
  * Linearizability of {@link InMemoryPacerState} against the rules written out in {@link
@@ -17,13 +16,15 @@ import org.junit.jupiter.api.Test;
 @Param(name = "now", gen = LongGen.class, conf = "0:6")
 @Param(name = "tolerance", gen = LongGen.class, conf = "0:2")
 @Param(name = "maxWait", gen = LongGen.class, conf = "0:4")
-public class PacerStateLincheckTest {
+public class PacerStateLincheckTest extends Linearizability {
   private static final long INTERVAL = 2;
 
   private final PacerState state = new InMemoryPacerState();
 
   /** Lincheck makes one instance, with a fresh state, per scenario. */
-  public PacerStateLincheckTest() {}
+  public PacerStateLincheckTest() {
+    super(Specification.class);
+  }
 
   @Operation
   public long reserve(
@@ -46,16 +47,6 @@ public class PacerStateLincheckTest {
   @Operation
   public long pausedUntil() {
     return state.pausedUntil();
-  }
-
-  @Test
-  void modelChecking() {
-    Linearizability.modelCheck(getClass(), Specification.class);
-  }
-
-  @Test
-  void stress() {
-    Linearizability.stress(getClass(), Specification.class);
   }
 
   /**

@@ -5,7 +5,6 @@ import java.util.List;
 import org.jetbrains.kotlinx.lincheck.annotations.Operation;
 import org.jetbrains.kotlinx.lincheck.annotations.Param;
 import org.jetbrains.kotlinx.lincheck.paramgen.LongGen;
-import org.junit.jupiter.api.Test;
 
 /**
  * Linearizability of {@link InMemoryRetryBudgetState} against the rules of {@link
@@ -17,13 +16,15 @@ import org.junit.jupiter.api.Test;
  * so calls fall into the same bucket, a neighbouring one, or one that pushes others out.
  */
 @Param(name = "now", gen = LongGen.class, conf = "0:40")
-public class RetryBudgetStateLincheckTest {
+public class RetryBudgetStateLincheckTest extends Linearizability {
   static final RetryBudgetState.Config CONFIG = new RetryBudgetState.Config(10, 3, 500_000, 1);
 
   private final RetryBudgetState state = new InMemoryRetryBudgetState();
 
   /** Lincheck makes one instance, with a fresh state, per scenario. */
-  public RetryBudgetStateLincheckTest() {}
+  public RetryBudgetStateLincheckTest() {
+    super(Specification.class);
+  }
 
   @Operation
   public void recordFirstAttempt(@Param(name = "now") long now) {
@@ -43,16 +44,6 @@ public class RetryBudgetStateLincheckTest {
   @Operation
   public long retries(@Param(name = "now") long now) {
     return state.retries(now, CONFIG);
-  }
-
-  @Test
-  void modelChecking() {
-    Linearizability.modelCheck(getClass(), Specification.class);
-  }
-
-  @Test
-  void stress() {
-    Linearizability.stress(getClass(), Specification.class);
   }
 
   /**
