@@ -105,8 +105,14 @@ public final class Redactor {
 
   private static final Redactor DEFAULTS = builder().build();
 
+  // The credential runs on the same line (a line ending in "Bearer" must not take the next line's
+  // header name for it) up to what also ends a name=value pair's value, so that it can never stop
+  // inside a labelled secret ("Bearer api%5Fkey=abc"); it is not itself a scheme word: in "Bearer
+  // Token abc" it is abc.
   private static final Pattern AUTH_SCHEME =
-      Pattern.compile("(?i)\\b(bearer|basic|digest|token)(\\s++)[A-Za-z0-9._~+/=\\-]++");
+      Pattern.compile(
+          "(?i)\\b(bearer|basic|digest|token)([ \\t]++)"
+              + "(?!(?:bearer|basic|digest|token)(?![^\\s&;,\"'<>]))[^\\s&;,\"'<>]++");
   private static final Pattern NAME_VALUE =
       Pattern.compile(
           "(?<![A-Za-z0-9_.\\-\\[\\]%])([A-Za-z0-9_.\\-\\[\\]%]{1,100}+)=([^&\\s;,\"'<>]*+)");

@@ -82,6 +82,13 @@ class RedactorTest {
     assertThat(R.text("GET https://u:p@h/x?token=abc&x=1 failed; Authorization: Bearer xyz.abc"))
         .isEqualTo("GET https://REDACTED@h/x?token=REDACTED&x=1 failed; Authorization: REDACTED");
     assertThat(R.text("bearer abc123 expired")).isEqualTo("bearer REDACTED expired");
+    // Found by RedactorFuzzTest: a scheme word after a scheme, the next line's header name, or the
+    // start of a labelled secret was taken for the whole credential.
+    assertThat(R.text("Bearer  TOKEN abc123 expired")).isEqualTo("Bearer  TOKEN REDACTED expired");
+    assertThat(R.text("Bearer tokenabc")).isEqualTo("Bearer REDACTED");
+    assertThat(R.text("Bearer api%5Fkey=abc123 expired")).isEqualTo("Bearer REDACTED expired");
+    assertThat(R.text("expected: Bearer\nX-Api-Key: abc123"))
+        .isEqualTo("expected: Bearer\nX-Api-Key: REDACTED");
     assertThat(R.text("Connection refused: localhost/127.0.0.1:8080"))
         .isEqualTo("Connection refused: localhost/127.0.0.1:8080");
     assertThat(R.text(null)).isNull();
