@@ -161,7 +161,8 @@ class EmulationTest {
             .steps(
                 Step.fault(InjectedFault.STALL)
                     .withBody("abcdef")
-                    .withStallFor(Duration.ofMillis(100)),
+                    // long enough that B surely arrives while A holds the slot, on a busy machine
+                    .withStallFor(Duration.ofSeconds(2)),
                 Step.ok("free"))
             .build();
     try (MockServer server = MockServer.start(scenario);
