@@ -189,7 +189,8 @@ class ServerHintsTest {
     assertThat(
             read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "7200").isQuotaExhausted())
         .isTrue();
-    assertThat(read(200, "X-RateLimit-Remaining", "1", "X-RateLimit-Reset", "30")).isNull();
+    assertThat(read(200, "X-RateLimit-Remaining", "1", "X-RateLimit-Reset", "30").quotaReset())
+        .contains(Duration.ofSeconds(30));
     assertThat(read(200, "X-RateLimit-Remaining", "0")).isNull();
     assertThat(read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "soon")).isNull();
     // A reset in the past: the window has ended, nothing to wait for; a 429 leaves it to the
