@@ -1,10 +1,13 @@
 package dev.relent;
 
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -64,6 +67,9 @@ class Execution<R> implements AttemptContext {
   /** The ticker reading when the current attempt began. */
   long attemptStartNanos;
 
+  /** The request's scopes, broadest first, and their guards; null when the call has none. */
+  ScopedGuards scoped;
+
   Execution(RelentExecutorImpl<R> x, long now) {
     this.x = x;
     this.startNanos = now;
@@ -76,7 +82,8 @@ class Execution<R> implements AttemptContext {
    * allocates nothing; {@link #busy} guards against a nested call on the same thread, which gets a
    * fresh object instead.
    */
-  final void reuse(long now, RelentListener<R> listener) {
+  final void reuse(long now, RelentListener<R> listener, List<Scope> scopes) {
+    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
     startNanos = now;
     callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
@@ -95,6 +102,7 @@ class Execution<R> implements AttemptContext {
     lastVerdict = null;
     failure = null;
     callListener = null;
+    scoped = null;
     busy = false;
   }
 
@@ -187,11 +195,41 @@ class Execution<R> implements AttemptContext {
       }
       permitHeld = true;
     }
+    if (scoped != null) {
+      long refusal = scoped.admit(now);
+      if (refusal != 0) {
+        releaseGuards();
+        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
+        g.detail =
+            scoped.refusingBreaker()
+                + " is open: nothing sent; next probe in "
+                + Durations.format(refusal);
+        g.retryAt = wallClockIn(refusal);
+        failure = giveUp(g);
+        return false;
+      }
+    }
     return true;
   }
 
   /** Reserves a start with the pacer: the wait before it, or {@link #FAILED}. */
   final long pace(long now) {
+    if (scoped != null) {
+      long wait = scoped.reserve(now, deadlineAt - now - 1);
+      if (wait < 0) {
+        GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
+        g.detail = scoped.refusal(deadlineAt - now);
+        g.allowedWaitNanos = deadlineAt - now;
+        g.retryAt = wallClockIn(-wait);
+        releaseGuards();
+        failure = giveUp(g);
+        return FAILED;
+      }
+      if (wait > 0 && observed()) {
+        emit(event(RelentEvent.Type.PACED, wait, null, null));
+      }
+      return wait;
+    }
     if (x.pacer == null) {
       return 0;
     }
@@ -223,6 +261,9 @@ class Execution<R> implements AttemptContext {
       x.firstAttempts.increment();
       if (x.budget != null) {
         x.budget.recordFirstAttempt(now);
+      }
+      if (scoped != null) {
+        scoped.recordFirstAttempt(now);
       }
     } else {
       x.retries.increment();
@@ -257,8 +298,16 @@ class Execution<R> implements AttemptContext {
         x.breaker.releasePermission();
       }
     }
-    if (hint != null && hint.pausesAll() && x.pacer != null) {
-      x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+    if (scoped != null) {
+      scoped.record(verdict, attemptStart);
+    }
+    if (hint != null && hint.pausesAll()) {
+      if (scoped != null) {
+        // The scope the answer belongs to pauses, not every call of the executor.
+        scoped.pause(result, thrown, hint, attemptStart);
+      } else if (x.pacer != null) {
+        x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+      }
     }
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -370,6 +419,16 @@ class Execution<R> implements AttemptContext {
       g.detail = "retries already add as much load as allowed";
       return fail(g);
     }
+    if (scoped != null) {
+      RetryBudget spent = scoped.tryAcquireRetry(now);
+      if (spent != null) {
+        GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
+        g.budgetAvailable = spent.available(now);
+        g.budgetLimit = spent.limit(now);
+        g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
+        return fail(g);
+      }
+    }
     prevDelayNanos = backoff;
     if (observed()) {
       emit(event(RelentEvent.Type.RETRY, wait, hint, null));
@@ -398,6 +457,9 @@ class Execution<R> implements AttemptContext {
 
   /** Builds the exception, counts it and tells the listeners. */
   final RelentException giveUp(GiveUp g) {
+    if (scoped != null && scoped.pausedByThisCall != null) {
+      g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
+    }
     RelentException e = g.toException();
     x.failures[g.reason.ordinal()].increment();
     if (observed()) {
@@ -473,6 +535,9 @@ class Execution<R> implements AttemptContext {
     if (permitHeld) {
       permitHeld = false;
       x.breaker.releasePermission();
+    }
+    if (scoped != null) {
+      scoped.release();
     }
     releaseSlot();
   }

@@ -2,8 +2,10 @@ package dev.relent;
 
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
@@ -13,6 +15,7 @@ import dev.relent.time.Ticker;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -30,6 +33,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   final RetryBudget budget;
   final Pacer pacer;
   final ConcurrencyLimit limit;
+  final GuardRegistry registry;
+  final PauseTarget<R> pauseTarget;
   final Ticker ticker;
   final Clock clock;
   final Sleeper sleeper;
@@ -61,6 +66,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     budget = b.budget;
     pacer = b.pacer;
     limit = b.limit;
+    registry = b.registry;
+    pauseTarget = b.pauseTarget;
     ticker = b.time.ticker();
     clock = b.time.clock();
     sleeper = b.time.sleeper();
@@ -79,26 +86,49 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   @Override
   public R get(CheckedSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(attempt, null, null);
+    return runSync(attempt, null, null, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(null, attempt, null);
+    return runSync(null, attempt, null, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     Objects.requireNonNull(listener, "listener cannot be null");
-    return runSync(null, attempt, listener);
+    return runSync(null, attempt, listener, null);
+  }
+
+  @Override
+  public R get(
+      List<Scope> scopes, ContextualSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    return runSync(null, attempt, listener, checkScopes(scopes));
+  }
+
+  /** The scopes of a call, copied; null when the call names none. */
+  private List<Scope> checkScopes(List<Scope> scopes) {
+    Objects.requireNonNull(scopes, "scopes cannot be null");
+    if (scopes.isEmpty()) {
+      return null;
+    }
+    if (registry == null) {
+      throw new IllegalStateException(
+          "the call names scopes "
+              + scopes
+              + " but the executor has no guard registry: build it withScopes(registry)");
+    }
+    return List.copyOf(scopes);
   }
 
   private R runSync(
       CheckedSupplier<? extends R> plain,
       ContextualSupplier<? extends R> contextual,
-      RelentListener<R> listener) {
+      RelentListener<R> listener,
+      List<Scope> scopes) {
     long now = ticker.read();
     Execution<R> execution = perThread.get();
     if (execution == null) {
@@ -107,7 +137,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     } else if (execution.busy) {
       execution = new Execution<>(this, now); // a nested call on this thread
     }
-    execution.reuse(now, listener);
+    execution.reuse(now, listener, scopes);
     try {
       return execution.run(plain, contextual);
     } finally {
@@ -118,7 +148,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   @Override
   public CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, null).start();
+    return new AsyncExecution<>(this, ticker.read(), attempt, null, null).start();
   }
 
   @Override
@@ -126,7 +156,20 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
       AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     Objects.requireNonNull(listener, "listener cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, listener).start();
+    return new AsyncExecution<>(this, ticker.read(), attempt, listener, null).start();
+  }
+
+  @Override
+  public CompletableFuture<R> getAsync(
+      List<Scope> scopes, AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    List<Scope> checked = checkScopes(scopes);
+    return new AsyncExecution<>(this, ticker.read(), attempt, listener, checked).start();
+  }
+
+  @Override
+  public Optional<GuardRegistry> registry() {
+    return Optional.ofNullable(registry);
   }
 
   @Override
@@ -188,6 +231,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
         + pacer
         + ", limit="
         + limit
+        + (registry == null ? "" : ", scopes=" + registry)
         + "]";
   }
 }
