@@ -245,14 +245,6 @@ final class ScopedGuards {
           .append(Durations.format(left))
           .append(" left), by ")
           .append(g.pauseCause().orElse("a pause"));
-      long asked = g.pauseAsked().toNanos();
-      if (asked > x.maxServerWaitNanos) {
-        m.append("; the server asked for ")
-            .append(Durations.format(asked))
-            .append(", the pause is capped at the ")
-            .append(Durations.format(x.maxServerWaitNanos))
-            .append(" allowed");
-      }
       return m.append("; GuardRegistry.resume(scope) ends it").toString();
     }
     String name = refusingPacer >= 0 ? pacerNames[refusingPacer] : "the pacer";
@@ -265,11 +257,14 @@ final class ScopedGuards {
   }
 
   /**
-   * Pauses the scope the answer belongs to, for the server's wait capped at the longest allowed.
+   * Pauses the scope the answer belongs to: until an exhausted quota resets (waiting a while will
+   * not renew it, so every call fails at once, saying when), or for a rate limit's wait capped at
+   * the longest server wait allowed, so that a hostile or mistaken wait never stalls the scope's
+   * calls longer than they would wait anyway.
    */
   <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
     long asked = hint.waitNanos();
-    long pause = Math.min(asked, x.maxServerWaitNanos);
+    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, x.maxServerWaitNanos);
     if (pause <= 0 || scopes.isEmpty()) {
       return; // a 429 without a wait pauses nothing: the backoff of this call alone decides
     }
@@ -287,6 +282,14 @@ final class ScopedGuards {
       }
     }
     String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
+    if (asked > pause) {
+      cause +=
+          "; the server asked for "
+              + Durations.format(asked)
+              + ", the pause is capped at the "
+              + Durations.format(pause)
+              + " allowed";
+    }
     long until = Nanos.saturatedAdd(attemptStart, pause);
     List<Scope> paused = x.registry.pause(scopes, target, until, asked, cause, attemptStart);
     if (!paused.isEmpty()) {
@@ -294,11 +297,7 @@ final class ScopedGuards {
       for (int i = 0; i < paused.size(); i++) {
         m.append(i == 0 ? "" : " and ").append(paused.get(i));
       }
-      pausedByThisCall =
-          m.append(" for ")
-              .append(Durations.format(pause))
-              .append(asked > pause ? " (capped at the longest wait allowed)" : "")
-              .toString();
+      pausedByThisCall = m.append(" for ").append(Durations.format(pause)).toString();
     }
   }
 }

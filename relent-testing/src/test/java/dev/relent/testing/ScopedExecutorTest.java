@@ -94,9 +94,7 @@ class ScopedExecutorTest {
             () ->
                 x.run(ON_ITEMS, Harness.answers(quota("https://h/v1/items/7", Duration.ofDays(1)))))
         .isInstanceOf(RelentException.class)
-        .hasMessageContaining(
-            "paused endpoint GET api.example.com/v1/items/{id} for 30 s (capped at the longest"
-                + " wait allowed)");
+        .hasMessageContaining("paused endpoint GET api.example.com/v1/items/{id} for 86400 s)");
 
     // A healthy endpoint of the same account is not held up.
     Reply users = x.run(ON_USERS, Harness.answers(ok("https://h/v1/users/1")));
@@ -112,21 +110,41 @@ class ScopedExecutorTest {
                     .isEqualTo(RelentException.Reason.RATE_LIMIT_WAIT))
         .hasMessage(
             "gave up before any attempt, 0 s in (endpoint GET api.example.com/v1/items/{id} is"
-                + " paused for 30 s more (until 2026-01-01T00:00:30Z), past the deadline (30 s"
-                + " left), by HTTP 429 from GET https://h/v1/items/7 (Retry-After: 86400); the"
-                + " server asked for 86400 s, the pause is capped at the 30 s allowed;"
-                + " GuardRegistry.resume(scope) ends it; retry at 2026-01-01T00:00:30Z)");
+                + " paused for 86400 s more (until 2026-01-02T00:00:00Z), past the deadline (30 s"
+                + " left), by HTTP 429 from GET https://h/v1/items/7 (Retry-After: 86400);"
+                + " GuardRegistry.resume(scope) ends it; retry at 2026-01-02T00:00:00Z)");
     assertThat(time.read()).isEqualTo(before);
     assertThat(x.attemptTimes).hasSize(2);
 
     ScopeGuards items = registry.find(ITEMS).orElseThrow();
-    assertThat(items.pausedUntil()).contains(Instant.parse("2026-01-01T00:00:30Z"));
+    assertThat(items.pausedUntil()).contains(Instant.parse("2026-01-02T00:00:00Z"));
     assertThat(registry.find(ACCOUNT).orElseThrow().isPaused()).isFalse();
 
     // Resumed from the API, it goes again.
     assertThat(registry.resume(ITEMS)).isTrue();
     assertThat(x.run(ON_ITEMS, Harness.answers(ok("https://h/v1/items/8"))).status())
         .isEqualTo(200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aRateLimitPauseIsCappedAtTheLongestWaitAllowed(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    assertThatThrownBy(
+            () ->
+                x.run(
+                    ON_ITEMS,
+                    Harness.answers(tooMany("https://h/v1/items/7", Duration.ofMinutes(10)))))
+        .hasMessageContaining("paused endpoint GET api.example.com/v1/items/{id} for 30 s)");
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(ok("https://h/v1/items/8"))))
+        .hasMessageContaining(
+            "is paused for 30 s more (until 2026-01-01T00:00:30Z), past the deadline (30 s left),"
+                + " by HTTP 429 from GET https://h/v1/items/7 (Retry-After: 600); the server asked"
+                + " for 600 s, the pause is capped at the 30 s allowed;");
+    assertThat(registry.find(ITEMS).orElseThrow().pauseAsked()).isEqualTo(Duration.ofMinutes(10));
   }
 
   @ParameterizedTest

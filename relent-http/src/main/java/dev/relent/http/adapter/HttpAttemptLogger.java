@@ -32,8 +32,11 @@ final class HttpAttemptLogger {
     this.redactor = redactor;
   }
 
-  /** Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt. */
-  void write(AttemptRecord record, RelentEvent<?> event) {
+  /**
+   * Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt;
+   * {@code paused} the call's scopes paused now, with until when and by what, or null.
+   */
+  void write(AttemptRecord record, RelentEvent<?> event, String paused) {
     Level level = level(record, event);
     if (!log.isEnabledForLevel(level)) {
       return;
@@ -94,6 +97,11 @@ final class HttpAttemptLogger {
       String source = clean(event.hint().get().source());
       s.append(" hint=\"").append(source).append('"');
       b = b.addKeyValue("hint", source);
+    }
+    if (paused != null) {
+      String text = clean(paused);
+      s.append(" paused=\"").append(text).append('"');
+      b = b.addKeyValue("paused", text);
     }
     if (record != null && record.key().isPresent()) {
       s.append(" key=").append(record.key().get());
