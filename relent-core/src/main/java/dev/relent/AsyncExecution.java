@@ -133,10 +133,24 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   private void attemptAfterPacing() {
+    long now = x.ticker.read();
+    long paused;
     synchronized (this) {
       reservedStart = Long.MIN_VALUE;
+      if (promise.isDone()) {
+        return;
+      }
+      // A pause of the request's scopes that began during the pacer wait is waited out too.
+      paused = pauseLeft(now);
+      if (paused > 0) {
+        timer = x.scheduler.schedule(this::attemptAfterPacing, paused);
+      }
     }
-    attempt(x.ticker.read());
+    if (paused == FAILED) {
+      finish(failure);
+    } else if (paused == 0) {
+      attempt(now);
+    }
   }
 
   private void attempt(long now) {

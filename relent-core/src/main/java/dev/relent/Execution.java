@@ -134,6 +134,13 @@ class Execution<R> implements AttemptContext {
         if (wait > 0) {
           x.sleeper.sleep(wait);
           now = x.ticker.read();
+          for (long paused = pauseLeft(now); paused != 0; paused = pauseLeft(now)) {
+            if (paused == FAILED) {
+              throw failure;
+            }
+            x.sleeper.sleep(paused);
+            now = x.ticker.read();
+          }
         }
       } catch (InterruptedException e) {
         releaseGuards();
@@ -217,13 +224,7 @@ class Execution<R> implements AttemptContext {
     if (scoped != null) {
       long wait = scoped.reserve(now, deadlineAt - now - 1);
       if (wait < 0) {
-        GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
-        g.detail = scoped.refusal(deadlineAt - now);
-        g.allowedWaitNanos = deadlineAt - now;
-        g.retryAt = wallClockIn(-wait);
-        releaseGuards();
-        failure = giveUp(g);
-        return FAILED;
+        return scopeRefusal(now, -wait);
       }
       if (wait > 0 && observed()) {
         emit(event(RelentEvent.Type.PACED, wait, null, null));
@@ -252,6 +253,32 @@ class Execution<R> implements AttemptContext {
       emit(event(RelentEvent.Type.PACED, wait, null, null));
     }
     return wait;
+  }
+
+  /**
+   * After a pacer wait: how much longer a pause of the request's scopes that began meanwhile lasts,
+   * so that no start goes while its scope is paused (the start reserved is used late, never early);
+   * 0 if none, {@link #FAILED} if it outlasts the deadline.
+   */
+  final long pauseLeft(long now) {
+    if (scoped == null) {
+      return 0;
+    }
+    long left = scoped.pauseLeft(now);
+    if (left <= 0) {
+      return 0;
+    }
+    return left > deadlineAt - now - 1 ? scopeRefusal(now, left) : left;
+  }
+
+  private long scopeRefusal(long now, long neededNanos) {
+    GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
+    g.detail = scoped.refusal(deadlineAt - now);
+    g.allowedWaitNanos = deadlineAt - now;
+    g.retryAt = wallClockIn(neededNanos);
+    releaseGuards();
+    failure = giveUp(g);
+    return FAILED;
   }
 
   /** Counts the attempt about to start and fixes its time limit. */

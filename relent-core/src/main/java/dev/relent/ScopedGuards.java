@@ -224,6 +224,21 @@ final class ScopedGuards {
     return start - now;
   }
 
+  /** How long the longest pause of the scopes lasts from {@code now}; 0 if none. */
+  long pauseLeft(long now) {
+    refusingPause = null;
+    refusingPacer = -1;
+    long left = 0;
+    for (ScopeGuards g : guards) {
+      long until = g.pausedUntilNanos();
+      if (until != Long.MIN_VALUE && until - now > left) {
+        left = until - now;
+        refusingPause = g;
+      }
+    }
+    return left;
+  }
+
   /** Gives back every reservation made (best effort, as {@link Pacer#refund} is). */
   void refund() {
     for (int i = 0; i < pacers.length; i++) {

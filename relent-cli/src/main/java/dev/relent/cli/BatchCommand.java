@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.time.Clock;
 import dev.relent.time.Ticker;
@@ -60,6 +61,9 @@ import picocli.CommandLine.Parameters;
           + " a write without key) or bad lines skipped; 4 some exhausted their retries; 5 time or"
           + " quota (deadline, batch deadline, quota, not sent). Details: docs/cli.md.",
       "",
+      "Scopes: a 429 with a wait pauses its scope (--scope-by), not the whole queue; the"
+          + " summary shows each scope paused, until when and by which request.",
+      "",
       "Example: relent batch payments.jsonl --rate 90/min --concurrency 4 --journal"
           + " payments.journal --out results.jsonl"
     })
@@ -71,11 +75,10 @@ final class BatchCommand implements Callable<Integer> {
 
   @Option(
       names = "--rate",
-      required = true,
       paramLabel = "RATE",
       description =
-          "Starts per unit of time for the whole queue, retries included, e.g. 90/min. 429s and"
-              + " rate-limit headers slow it further.")
+          "Most starts per unit of time for the whole queue, retries included, e.g. 90/min: a"
+              + " ceiling. 429s and rate-limit headers slow it further. Default: none.")
   Rate rate;
 
   @Option(
@@ -84,6 +87,24 @@ final class BatchCommand implements Callable<Integer> {
       defaultValue = "4",
       description = "Most attempts in flight at once (and workers). Default ${DEFAULT-VALUE}.")
   int concurrency;
+
+  @Option(
+      names = "--scope-by",
+      paramLabel = "endpoint|account|header:NAME",
+      defaultValue = "endpoint",
+      description =
+          "Whose limit a 429 with a wait is, and so what it pauses: the request's endpoint (route"
+              + " template), its whole account (host), or the API key or tenant in header NAME"
+              + " (named by a short hash, never the value). Default ${DEFAULT-VALUE}.")
+  String scopeBy;
+
+  @Option(
+      names = "--route",
+      paramLabel = "TEMPLATE",
+      description =
+          "A route template naming an endpoint, e.g. /v1/payments/{id}; repeatable. Other paths:"
+              + " ids, numbers and UUIDs become {id}.")
+  List<String> routes = new ArrayList<>();
 
   @CommandLine.Mixin RetryOptions retry;
 
@@ -149,6 +170,12 @@ final class BatchCommand implements Callable<Integer> {
     if (batchDeadline != null) {
       UsageError.requirePositive(cli, "--batch-deadline", batchDeadline);
     }
+    HttpScopes scopes;
+    try {
+      scopes = BatchScopes.parse(scopeBy, routes);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError(cli, e.getMessage());
+    }
     UsageError.requireWritable(cli, "--journal", journalFile);
     UsageError.requireWritable(cli, "--out", outFile);
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
@@ -193,7 +220,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, parsed, journal);
+      return run(cli, err, out, parsed, journal, scopes);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -209,7 +236,8 @@ final class BatchCommand implements Callable<Integer> {
       PrintWriter err,
       PrintWriter out,
       BatchInput.Parsed parsed,
-      BatchJournal journal)
+      BatchJournal journal,
+      HttpScopes scopes)
       throws Exception {
     List<BatchInput.Request> todo = new ArrayList<>();
     List<Map<String, Object>> earlier = new ArrayList<>();
@@ -274,7 +302,13 @@ final class BatchCommand implements Callable<Integer> {
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(
-                  rate, concurrency, retry.policy(), retry.random(), retry.timeout, batchDeadline),
+                  rate,
+                  concurrency,
+                  retry.policy(),
+                  retry.random(),
+                  retry.timeout,
+                  batchDeadline,
+                  scopes),
               todo,
               journal,
               results,

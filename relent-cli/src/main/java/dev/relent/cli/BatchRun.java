@@ -2,8 +2,10 @@ package dev.relent.cli;
 
 import dev.relent.RetryPolicy;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.time.Clock;
@@ -26,10 +28,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The workers of a batch: a queue of requests sent through one shared {@link RelentHttpClient} (one
- * executor, one {@link Pacer} for the start rate, where a 429 or an exhausted rate-limit header
- * pauses every worker, one {@link ConcurrencyLimit}) by as many worker threads as the limit. Used
- * by {@code relent batch} and {@code relent demo}. What happened to each request is kept by the
- * {@link BatchRecorder}; what is shown, by the {@link BatchTimeline}.
+ * executor, one {@link Pacer} for the start rate when {@code --rate} sets a ceiling, one {@link
+ * ConcurrencyLimit}, and a {@link GuardRegistry} of the requests' scopes, where a 429 with a wait
+ * or an exhausted rate-limit header pauses the scope it belongs to, for every worker) by as many
+ * worker threads as the limit. Used by {@code relent batch} and {@code relent demo}. What happened
+ * to each request is kept by the {@link BatchRecorder}; what is shown, by the {@link
+ * BatchTimeline}.
  *
  * <p>Design. Each worker takes the next request from the queue and sends it synchronously: the
  * executor runs the concurrency limit, the pacer, the attempts and the waits on the worker's
@@ -58,12 +62,13 @@ final class BatchRun {
   /**
    * The settings of a run.
    *
-   * @param rate the start rate of the shared pacer
+   * @param rate the most starts per unit of time for the whole queue (a ceiling), or null for none
    * @param concurrency the concurrency limit and the number of workers
    * @param policy retries and times of each request
    * @param random the jitter's randomness
    * @param attemptTimeout each attempt's time limit (also the connect timeout)
    * @param batchDeadline the whole run's time limit, or null
+   * @param scopes how each request's scopes are derived, and which one a 429 pauses
    */
   record Settings(
       Rate rate,
@@ -71,7 +76,8 @@ final class BatchRun {
       RetryPolicy policy,
       RandomSource random,
       Duration attemptTimeout,
-      Duration batchDeadline) {}
+      Duration batchDeadline,
+      HttpScopes scopes) {}
 
   private final Settings settings;
   private final Ticker ticker;
@@ -81,6 +87,7 @@ final class BatchRun {
   private final BatchRecorder recorder;
   private final BatchEvents events;
   private final RelentHttpClient http;
+  private final GuardRegistry registry;
 
   private final ConcurrentLinkedQueue<BatchRecorder.Job> queue;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -116,24 +123,42 @@ final class BatchRun {
         new BatchRecorder(requests, journal, out, ticker, redactor, timeline, this::stop);
     this.events = new BatchEvents(recorder, timeline, ticker, redactor, this::quotaStop);
     this.queue = new ConcurrentLinkedQueue<>(recorder.jobs());
+    TimeSource time =
+        TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
+    // Escalation: three endpoints of one account paused within a minute pause the account.
+    this.registry = GuardRegistry.builder().withTime(time).build();
+    Pacer pacer = pacer(settings.rate());
     this.http =
         RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
             .withPolicy(settings.policy())
             .withExecutor(
-                x ->
-                    x.withPacer(pacer(settings.rate()))
-                        .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
-                        .onEvent(events))
+                x -> {
+                  if (pacer != null) {
+                    x.withPacer(pacer);
+                  }
+                  x.withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
+                      .onEvent(events);
+                })
+            .withScopes(settings.scopes(), registry)
             .withRedactor(redactor)
-            .withTime(
-                TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random()))
+            .withTime(time)
             .withoutLogging()
             .build();
     events.use(http.outcomes());
   }
 
-  /** The pacer of a rate: strictly spaced starts, never faster than the rate. */
+  /**
+   * The one place that chooses the queue's pacer: for {@code --rate}, strictly spaced starts never
+   * faster than it; without {@code --rate}, none (starts are held back only by the pauses of their
+   * scopes and by each request's backoff).
+   *
+   * @param rate the ceiling, or null
+   * @return the pacer, or null for none
+   */
   static Pacer pacer(Rate rate) {
+    if (rate == null) {
+      return null;
+    }
     double permits = rate.permits();
     if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {
       return Pacer.of((int) permits, rate.per());
@@ -321,6 +346,11 @@ final class BatchRun {
 
   Settings settings() {
     return settings;
+  }
+
+  /** The guards and pauses of the scopes the run's requests belong to. */
+  GuardRegistry registry() {
+    return registry;
   }
 
   Stop stopReason() {

@@ -2,6 +2,7 @@ package dev.relent.cli;
 
 import dev.relent.Jitter;
 import dev.relent.http.AttemptRecord;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
@@ -171,7 +172,8 @@ final class DemoCommand implements Callable<Integer> {
                   retry.policy(),
                   RandomSource.system(),
                   retry.timeout,
-                  Duration.ofSeconds(50)),
+                  Duration.ofSeconds(50),
+                  HttpScopes.ofDefaults()),
               parsed.requests(),
               journal,
               null,

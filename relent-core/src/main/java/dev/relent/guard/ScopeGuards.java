@@ -40,6 +40,8 @@ public final class ScopeGuards {
   private volatile long pausedUntil = Long.MIN_VALUE;
   private long askedNanos;
   private String cause;
+  private String lastCause;
+  private long pauses;
   private volatile long lastUsed;
 
   /** Narrower scopes paused recently while this one governed their requests, with the time. */
@@ -139,6 +141,8 @@ public final class ScopeGuards {
     this.pausedUntil = untilNanos;
     this.askedNanos = Math.max(0L, askedNanos);
     this.cause = cause;
+    this.lastCause = cause;
+    pauses++;
     return true;
   }
 
@@ -209,6 +213,25 @@ public final class ScopeGuards {
    */
   public synchronized Optional<String> pauseCause() {
     return pauseNanosLeft() == 0 ? Optional.empty() : Optional.ofNullable(cause);
+  }
+
+  /**
+   * Returns how many times the scope was paused (or a pause made longer) since the registry made
+   * it.
+   *
+   * @return the count, 0 or more
+   */
+  public synchronized long pauseCount() {
+    return pauses;
+  }
+
+  /**
+   * Returns what caused the latest pause, even after it ended or was resumed: for a summary.
+   *
+   * @return the cause, empty if the scope was never paused
+   */
+  public synchronized Optional<String> lastPauseCause() {
+    return Optional.ofNullable(lastCause);
   }
 
   /**

@@ -74,6 +74,9 @@ class GuardRegistryTest {
     assertThat(registry.resume(ITEMS)).isTrue();
     assertThat(items.isPaused()).isFalse();
     assertThat(items.pauseCause()).isEmpty();
+    assertThat(items.pauseCount()).isEqualTo(1);
+    assertThat(items.lastPauseCause())
+        .hasValueSatisfying(c -> assertThat(c).startsWith("HTTP 429"));
     assertThat(registry.resume(ITEMS)).isFalse();
     assertThat(registry.resume(USERS)).isFalse();
   }

@@ -248,6 +248,42 @@ class ScopedExecutorTest {
     assertThat(x.attemptTimes).containsExactly(0L, Duration.ofSeconds(1).toNanos());
   }
 
+  @Test
+  void aPauseThatBeginsWhileACallWaitsForItsPacerIsWaitedOutToo() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(1, Duration.ofSeconds(1)))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(Mode.ASYNC, time, registry, b -> b);
+    CompletableFuture<Reply> answer = new CompletableFuture<>();
+    List<Long> starts = new java.util.ArrayList<>();
+
+    x.executor.getAsync(
+        ON_ITEMS,
+        ctx -> {
+          starts.add(time.read());
+          return answer;
+        },
+        null);
+    CompletableFuture<Reply> second =
+        x.executor.getAsync(
+            ON_ITEMS,
+            ctx -> {
+              starts.add(time.read());
+              return CompletableFuture.completedFuture(ok("i"));
+            },
+            null);
+    x.scheduler.advance(Duration.ofMillis(500));
+    // the answer pauses the endpoint for 5 s from the attempt's start
+    answer.complete(tooMany("i", Duration.ofSeconds(5)));
+    x.scheduler.runUntilIdle();
+
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(starts).containsExactly(0L, Duration.ofSeconds(5).toNanos());
+  }
+
   @ParameterizedTest
   @EnumSource(Mode.class)
   void aScopesOpenBreakerRefusesOnlyItsCalls(Mode mode) {
