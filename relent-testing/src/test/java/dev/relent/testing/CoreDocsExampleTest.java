@@ -85,6 +85,7 @@ class CoreDocsExampleTest {
 
   @Test
   void thePageShowsExactlyThisCode() {
-    DocSnippets.assertPageShowsSnippetsOf("../docs/core.md", CoreDocsExampleTest.class);
+    DocSnippets.assertPageShowsSnippetsOf(
+        "../docs/core.md", CoreDocsExampleTest.class, ScopesDocsExampleTest.class);
   }
 }
