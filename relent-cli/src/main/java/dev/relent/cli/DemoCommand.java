@@ -1,6 +1,7 @@
 package dev.relent.cli;
 
 import dev.relent.Jitter;
+import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
@@ -173,7 +174,8 @@ final class DemoCommand implements Callable<Integer> {
                   RandomSource.system(),
                   retry.timeout,
                   Duration.ofSeconds(50),
-                  HttpScopes.ofDefaults()),
+                  // The demo API has one limit for the whole account: its 429s pause everything.
+                  HttpScopes.builder().withPauseDefault(Scope.Kind.ACCOUNT).build()),
               parsed.requests(),
               journal,
               null,
