@@ -395,26 +395,22 @@ final class BatchDisplay {
     if (mean < 0) {
       return peak;
     }
+    double rate;
+    String label;
     if (settings.rate() == null) {
       double seconds = run.timeline().elapsedNanos() / 1e9;
-      int starts = run.timeline().starts().size();
-      double achieved = seconds <= 0 ? 0 : starts / seconds;
-      return peak
-          + "; average "
-          + Format.number(achieved * mean / 1e9)
-          + " (Little's law: "
-          + Format.number(achieved)
-          + "/s achieved x "
-          + Format.millis(Duration.ofNanos(mean))
-          + " per attempt)";
+      rate = seconds <= 0 ? 0 : run.timeline().starts().size() / seconds;
+      label = "; average ";
+    } else {
+      rate = settings.rate().perSecond();
+      label = "; planned average ";
     }
-    double rate = settings.rate().perSecond();
     return peak
-        + "; planned average "
+        + label
         + Format.number(rate * mean / 1e9)
         + " (Little's law: "
         + Format.number(rate)
-        + "/s x "
+        + (settings.rate() == null ? "/s achieved x " : "/s x ")
         + Format.millis(Duration.ofNanos(mean))
         + " per attempt)";
   }
