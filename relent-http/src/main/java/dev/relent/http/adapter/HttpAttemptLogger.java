@@ -18,8 +18,9 @@ import org.slf4j.spi.LoggingEventBuilder;
  * <p>Levels: a first attempt that succeeds at DEBUG, a retry and a success after retries at INFO,
  * giving up at WARN, a pacer wait at DEBUG; a write held back because it may have reached the
  * server is WARN whatever the attempt. Everything written comes from a record, whose values passed
- * the redactor or are sanitised headers from a fixed list, or from the give-up's own fields; bodies
- * are never read. Stateless and thread-safe.
+ * the redactor or are sanitised headers from a fixed list, from the give-up's own fields, or from
+ * the pauses of the call's scopes (scope names, which never hold a secret, and causes made of the
+ * same redacted outcome and hint); bodies are never read. Stateless and thread-safe.
  */
 final class HttpAttemptLogger {
   private final Logger log;
