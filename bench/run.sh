@@ -28,14 +28,11 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 fi
 
 OUT=relent-bench/target/bench-results
-PIDS=()
 JAR=relent-bench/target/benchmarks.jar
 WIREMOCK_JAR=relent-bench/target/wiremock/wiremock-standalone.jar
 
-run() {
-  echo "+ $*" >&2
-  "$@"
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 # Starts a server in the background; its own PID goes to PIDS (not a subshell's), for cleanup.
 start() {
   local log=$1
@@ -72,36 +69,6 @@ echo "== 3. scale"
 run java -Xmx256m -cp "$JAR" dev.relent.bench.ScaleCheck 100000 | tee "$OUT/scale.txt"
 
 echo "== 4. mock server vs WireMock; load:$(uptime | sed 's/.*load average://')"
-free_port() {
-  local port
-  for port in $(seq "$1" $(($1 + 200))); do
-    if ! ss -Hltn "sport = :$port" | grep -q .; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port from $1" >&2
-  return 1
-}
-wait_for() {
-  local i
-  for i in $(seq 1 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "nothing listens on port $1 after 30 s" >&2
-  return 1
-}
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  PIDS=()
-}
 trap cleanup EXIT
 
 RELENT_PORT=$(free_port 18180)

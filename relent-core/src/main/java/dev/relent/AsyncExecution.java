@@ -111,10 +111,17 @@ final class AsyncExecution<R> extends Execution<R> {
    * Goes on holding the slot: {@code permit} if it was awaited, otherwise the one taken at once.
    */
   private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
-    long wait;
     synchronized (this) {
       slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
+    }
+    paceHoldingSlot(now);
+  }
+
+  /** Reserves a start while holding the slot, then attempts at once or when the start comes. */
+  private void paceHoldingSlot(long now) {
+    long wait;
+    synchronized (this) {
       if (promise.isDone()) {
         releaseGuards();
         return;
@@ -149,6 +156,10 @@ final class AsyncExecution<R> extends Execution<R> {
     if (paused == FAILED) {
       finish(failure);
     } else if (paused == 0) {
+      if (pausedSinceReserved(now)) {
+        paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
+        return;
+      }
       attempt(now);
     }
   }

@@ -1,6 +1,7 @@
 package dev.relent;
 
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
@@ -128,19 +129,16 @@ class Execution<R> implements AttemptContext {
           }
         }
         long wait = pace(now);
-        if (wait == FAILED) {
-          throw failure;
-        }
-        if (wait > 0) {
+        while (wait > 0) {
           x.sleeper.sleep(wait);
           now = x.ticker.read();
-          for (long paused = pauseLeft(now); paused != 0; paused = pauseLeft(now)) {
-            if (paused == FAILED) {
-              throw failure;
-            }
-            x.sleeper.sleep(paused);
-            now = x.ticker.read();
-          }
+          // A pause of the request's scopes that began during the wait is waited out too; an
+          // adaptive pacer holds a start reserved before its own pause.
+          long paused = pauseLeft(now);
+          wait = paused != 0 ? paused : pausedSinceReserved(now) ? pace(now) : 0;
+        }
+        if (wait == FAILED) {
+          throw failure;
         }
       } catch (InterruptedException e) {
         releaseGuards();
@@ -201,6 +199,17 @@ class Execution<R> implements AttemptContext {
         return false;
       }
       permitHeld = true;
+    }
+    if (x.throttle != null && !x.throttle.tryAcquire(now, x.random)) {
+      GiveUp g = facts(RelentException.Reason.THROTTLED, now);
+      g.detail =
+          "refused here by adaptive throttling, nothing sent (" + x.throttle.describe(now) + ")";
+      if (permitHeld) {
+        permitHeld = false;
+        x.breaker.releasePermission();
+      }
+      failure = giveUp(g);
+      return false;
     }
     if (scoped != null) {
       long refusal = scoped.admit(now);
@@ -281,6 +290,16 @@ class Execution<R> implements AttemptContext {
     return FAILED;
   }
 
+  /**
+   * Whether a start this execution waited for now falls inside a pause that came after it was
+   * reserved; an adaptive pacer holds such starts too ({@link Pacer#holdsReservedStarts()}), so
+   * that callers released by a pause start spread out at the learned rate, not together.
+   */
+  final boolean pausedSinceReserved(long now) {
+    Pacer pacer = x.pacer;
+    return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
+  }
+
   /** Counts the attempt about to start and fixes its time limit. */
   final void begin(long now) {
     attempts++;
@@ -327,14 +346,16 @@ class Execution<R> implements AttemptContext {
     }
     if (scoped != null) {
       scoped.record(verdict, attemptStart);
-    }
-    if (hint != null && hint.pausesAll()) {
-      if (scoped != null) {
+      if (hint != null && hint.pausesAll()) {
         // The scope the answer belongs to pauses, not every call of the executor.
         scoped.pause(result, thrown, hint, attemptStart);
-      } else if (x.pacer != null) {
-        x.pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
       }
+    }
+    if (x.pacer != null) {
+      feedPacer(verdict, hint, attemptStart);
+    }
+    if (x.throttle != null && !verdict.isDownstreamFailure()) {
+      x.throttle.onAccepted(attemptStart);
     }
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -350,6 +371,29 @@ class Execution<R> implements AttemptContext {
         return abort(thrown);
       default:
         return planRetry(hint);
+    }
+  }
+
+  /**
+   * Tells the pacer what the attempt said: the quota, the pause for everyone, and whether it was
+   * throttled (a rate-limit hint on an outcome to retry) or accepted (any answer that is not
+   * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
+   */
+  private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
+    Pacer pacer = x.pacer;
+    if (hint != null) {
+      if (hint.hasQuota()) {
+        pacer.observeQuota(attemptStart, hint.quotaRemaining(), hint.quotaResetNanos());
+      }
+      if (hint.pausesAll() && scoped == null) {
+        // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
+        pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+      }
+    }
+    if (verdict.kind() != Verdict.Kind.RETRY) {
+      pacer.onAccepted(attemptStart);
+    } else if (hint != null && hint.pausesAll() && !hint.isQuotaExhausted()) {
+      pacer.onThrottled(attemptStart, x.ticker.read());
     }
   }
 

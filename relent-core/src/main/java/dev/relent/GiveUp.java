@@ -93,6 +93,8 @@ final class GiveUp {
         return "circuit breaker open";
       case RETRY_BUDGET:
         return "retry budget spent";
+      case THROTTLED:
+        return "throttled";
       case NOT_RETRYABLE:
         return "not retryable";
       case INTERRUPTED:

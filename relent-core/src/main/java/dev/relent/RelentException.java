@@ -3,6 +3,7 @@ package dev.relent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -43,7 +44,12 @@ public class RelentException extends RuntimeException {
     /** No concurrency slot came free before the deadline. */
     CONCURRENCY_LIMIT,
     /** The waiting thread was interrupted. */
-    INTERRUPTED;
+    INTERRUPTED,
+    /**
+     * Adaptive throttling refused the attempt here: the downstream has been rejecting too many
+     * requests, so nothing was sent.
+     */
+    THROTTLED;
 
     /**
      * Returns the reason as logs, reports and scripts spell it: lower case with hyphens ({@code
@@ -81,6 +87,33 @@ public class RelentException extends RuntimeException {
     this.retryAt = g.retryAt;
     this.budgetAvailable = g.budgetAvailable;
     this.budgetLimit = g.budgetLimit;
+  }
+
+  /**
+   * Creates an exception that restates a give-up with more to say: the same reason, attempts,
+   * times, last outcome, hints and budget as {@code gaveUp}, the same cause (the last failure), and
+   * a message of its own. For layers that know more about the operation than the executor does,
+   * such as an HTTP adapter that knows a write may have taken effect.
+   *
+   * @param message the message, which should contain {@code gaveUp}'s
+   * @param gaveUp the executor's exception
+   * @throws NullPointerException if {@code message} or {@code gaveUp} is null
+   */
+  protected RelentException(String message, RelentException gaveUp) {
+    super(
+        Objects.requireNonNull(message, "message cannot be null"),
+        Objects.requireNonNull(gaveUp, "gaveUp cannot be null").getCause());
+    this.reason = gaveUp.reason;
+    this.attempts = gaveUp.attempts;
+    this.elapsedNanos = gaveUp.elapsedNanos;
+    this.lastOutcome = gaveUp.lastOutcome;
+    this.lastRule = gaveUp.lastRule;
+    this.lastResult = gaveUp.lastResult;
+    this.serverWaitNanos = gaveUp.serverWaitNanos;
+    this.allowedWaitNanos = gaveUp.allowedWaitNanos;
+    this.retryAt = gaveUp.retryAt;
+    this.budgetAvailable = gaveUp.budgetAvailable;
+    this.budgetLimit = gaveUp.budgetLimit;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
@@ -191,6 +192,7 @@ public interface RelentExecutor<R> {
     CircuitBreaker breaker;
     RetryBudget budget;
     Pacer pacer;
+    AdaptiveThrottle throttle;
     ConcurrencyLimit limit;
     GuardRegistry registry;
     PauseTarget<R> pauseTarget;
@@ -250,6 +252,21 @@ public interface RelentExecutor<R> {
      */
     public Builder<R> withPacer(Pacer pacer) {
       this.pacer = Objects.requireNonNull(pacer, "pacer cannot be null");
+      return this;
+    }
+
+    /**
+     * Refuses attempts here, before anything is sent, while the downstream rejects too many of them
+     * (client-side adaptive throttling); a refusal ends the operation with reason {@link
+     * RelentException.Reason#THROTTLED}. First attempts and retries alike count as requests; an
+     * outcome that is not a downstream failure counts as accepted.
+     *
+     * @param throttle the throttle, usually one per downstream, shared by its executors
+     * @return this builder
+     * @throws NullPointerException if {@code throttle} is null
+     */
+    public Builder<R> withThrottle(AdaptiveThrottle throttle) {
+      this.throttle = Objects.requireNonNull(throttle, "throttle cannot be null");
       return this;
     }
 

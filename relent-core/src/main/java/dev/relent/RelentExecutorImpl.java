@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
@@ -32,6 +33,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   final CircuitBreaker breaker;
   final RetryBudget budget;
   final Pacer pacer;
+  final AdaptiveThrottle throttle;
   final ConcurrencyLimit limit;
   final GuardRegistry registry;
   final PauseTarget<R> pauseTarget;
@@ -65,6 +67,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     breaker = b.breaker;
     budget = b.budget;
     pacer = b.pacer;
+    throttle = b.throttle;
     limit = b.limit;
     registry = b.registry;
     pauseTarget = b.pauseTarget;
@@ -229,6 +232,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
         + budget
         + ", pacer="
         + pacer
+        + ", throttle="
+        + throttle
         + ", limit="
         + limit
         + (registry == null ? "" : ", scopes=" + registry)

@@ -22,14 +22,82 @@ public final class ServerHint {
   private final boolean pauseAll;
   private final boolean quotaExhausted;
   private final Instant resetAt;
+  private final long quotaRemaining;
+  private final long quotaResetNanos;
 
   private ServerHint(
       long waitNanos, String source, boolean pauseAll, boolean quotaExhausted, Instant resetAt) {
+    this(waitNanos, source, pauseAll, quotaExhausted, resetAt, -1, -1);
+  }
+
+  private ServerHint(
+      long waitNanos,
+      String source,
+      boolean pauseAll,
+      boolean quotaExhausted,
+      Instant resetAt,
+      long quotaRemaining,
+      long quotaResetNanos) {
     this.waitNanos = waitNanos;
     this.source = source;
     this.pauseAll = pauseAll;
     this.quotaExhausted = quotaExhausted;
     this.resetAt = resetAt;
+    this.quotaRemaining = quotaRemaining;
+    this.quotaResetNanos = quotaResetNanos;
+  }
+
+  /**
+   * Creates a hint that reports the server's quota: {@code remaining} more requests are allowed
+   * until the window resets in {@code reset} (for example {@code RateLimit: remaining=40,
+   * reset=20}). The executor hands it to an {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive
+   * pacer}, which paces at {@code remaining / reset} before any 429. With {@code remaining} 0 the
+   * hint also pauses every caller sharing the pacer until the reset, as {@link #rateLimited} does;
+   * otherwise it asks for no wait.
+   *
+   * @param remaining requests left in the window, &ge; 0
+   * @param reset the time until the window resets, &ge; 0
+   * @param source where it came from, for messages and logs; must not contain secrets
+   * @return a new hint
+   * @throws NullPointerException if {@code reset} or {@code source} is null
+   * @throws IllegalArgumentException if {@code remaining} or {@code reset} is negative
+   */
+  public static ServerHint quota(long remaining, Duration reset, String source) {
+    long resetNanos = toNanos(reset);
+    requireRemaining(remaining);
+    boolean exhausted = remaining == 0;
+    return new ServerHint(
+        exhausted ? resetNanos : 0,
+        requireSource(source),
+        exhausted,
+        false,
+        null,
+        remaining,
+        resetNanos);
+  }
+
+  /**
+   * Returns a copy of this hint that also reports the server's quota (see {@link #quota}), for
+   * example a 429's {@code Retry-After} read together with its {@code RateLimit} headers.
+   *
+   * @param remaining requests left in the window, &ge; 0
+   * @param reset the time until the window resets, &ge; 0
+   * @return a new hint with the same wait, source and kind
+   * @throws NullPointerException if {@code reset} is null
+   * @throws IllegalArgumentException if {@code remaining} or {@code reset} is negative
+   */
+  public ServerHint withQuota(long remaining, Duration reset) {
+    long resetNanos = toNanos(reset);
+    requireRemaining(remaining);
+    return new ServerHint(
+        waitNanos, source, pauseAll, quotaExhausted, resetAt, remaining, resetNanos);
+  }
+
+  private static void requireRemaining(long remaining) {
+    if (remaining < 0) {
+      throw new IllegalArgumentException(
+          "remaining must be >= 0 (the requests the server still allows): " + remaining);
+    }
   }
 
   /**
@@ -140,6 +208,33 @@ public final class ServerHint {
    */
   public Optional<Instant> resetAt() {
     return Optional.ofNullable(resetAt);
+  }
+
+  /**
+   * Returns whether the hint reports the server's quota ({@link #quota}, {@link #withQuota}).
+   *
+   * @return true if {@link #quotaRemaining()} and {@link #quotaResetNanos()} are known
+   */
+  public boolean hasQuota() {
+    return quotaRemaining >= 0;
+  }
+
+  /**
+   * Returns the requests the server still allows in its window.
+   *
+   * @return the remaining requests, or -1 if the hint reports no quota
+   */
+  public long quotaRemaining() {
+    return quotaRemaining;
+  }
+
+  /**
+   * Returns the time until the server's window resets, in nanoseconds.
+   *
+   * @return the time, or -1 if the hint reports no quota
+   */
+  public long quotaResetNanos() {
+    return quotaResetNanos;
   }
 
   @Override

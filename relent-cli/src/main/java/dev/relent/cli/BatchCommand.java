@@ -36,9 +36,10 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
  * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
- * batch deadline, a quota, a request not sent); 1 an unexpected error (the journal cannot be
- * written); 2 usage. When several apply, the highest of 5, 4, 3 wins; 1 only when nothing else
- * failed.
+ * batch deadline, a quota, a request not sent); 6 some keyed writes are unresolved (they may have
+ * taken effect; the same command sends them again with their keys); 1 an unexpected error (the
+ * journal cannot be written); 2 usage. When several apply, the highest of 6, 5, 4, 3 wins; 1 only
+ * when nothing else failed.
  */
 @Command(
     name = "batch",
@@ -59,7 +60,9 @@ import picocli.CommandLine.Parameters;
       "",
       "Exit codes: 0 all succeeded; 1 unexpected error; 2 usage error; 3 some not retried (4xx,"
           + " a write without key) or bad lines skipped; 4 some exhausted their retries; 5 time or"
-          + " quota (deadline, batch deadline, quota, not sent). Details: docs/cli.md.",
+          + " quota (deadline, batch deadline, quota, not sent); 6 some keyed writes unresolved"
+          + " (may have taken effect: run again to send them with their keys). Details:"
+          + " docs/cli.md.",
       "",
       "Scopes: a 429 with a wait pauses its scope (--scope-by), not the whole queue; the"
           + " summary shows each scope paused, until when and by which request.",
@@ -78,7 +81,8 @@ final class BatchCommand implements Callable<Integer> {
       paramLabel = "RATE",
       description =
           "Most starts per unit of time for the whole queue, retries included, e.g. 90/min: a"
-              + " ceiling. 429s and rate-limit headers slow it further. Default: none.")
+              + " ceiling. 429s and rate-limit headers slow it further. Default: none (the rate is"
+              + " learned).")
   Rate rate;
 
   @Option(
@@ -182,12 +186,17 @@ final class BatchCommand implements Callable<Integer> {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
 
-    BatchInput.Parsed parsed;
+    // First pass: every line checked, bad ones reported as found; nothing kept per request.
+    BatchInput.Scan scan;
     try {
       if (Files.isDirectory(input)) {
         throw new UsageError(cli, input + ": is a directory, not a file");
       }
-      parsed = BatchInput.read(input, redactor);
+      scan =
+          BatchInput.scan(
+              input,
+              redactor,
+              p -> err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)")));
     } catch (NoSuchFileException e) {
       throw new UsageError(cli, input + ": no such file");
     } catch (AccessDeniedException e) {
@@ -195,11 +204,8 @@ final class BatchCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
     }
-    for (BatchInput.Problem p : parsed.problems()) {
-      err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)"));
-    }
-    if (strict && !parsed.problems().isEmpty()) {
-      int n = parsed.problems().size();
+    if (strict && scan.problems() > 0) {
+      int n = scan.problems();
       throw new UsageError(
           cli,
           n
@@ -220,7 +226,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, parsed, journal, scopes);
+      return run(cli, err, out, scan, journal, scopes);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -231,21 +237,39 @@ final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  private int run(
-      CommandLine cli,
-      PrintWriter err,
-      PrintWriter out,
-      BatchInput.Parsed parsed,
-      BatchJournal journal,
-      HttpScopes scopes)
-      throws Exception {
-    List<BatchInput.Request> todo = new ArrayList<>();
-    List<Map<String, Object>> earlier = new ArrayList<>();
+  /**
+   * What the journal says of the input's requests that finished in earlier runs: how many, the
+   * worst exit code among them, whether one ended in an unexpected error, and those that failed by
+   * outcome.
+   */
+  record Earlier(int finished, int worst, boolean error, Map<String, Integer> failed) {
+    static final Earlier NONE = new Earlier(0, ExitCodes.OK, false, Map.of());
+
+    int failedCount() {
+      int n = 0;
+      for (int c : failed.values()) {
+        n += c;
+      }
+      return n;
+    }
+  }
+
+  /**
+   * A pass over the input against the journal, before anything is sent: refuses a request changed
+   * since its key was journaled, counts those finished earlier and the writes sent again.
+   */
+  private Earlier checkAgainst(
+      CommandLine cli, BatchJournal journal, BatchInput.Scan scan, PrintWriter err)
+      throws IOException {
+    int finished = 0;
+    int worst = ExitCodes.OK;
+    boolean error = false;
     int resentKeys = 0;
-    for (BatchInput.Request r : parsed.requests()) {
-      if (journal != null) {
-        BatchJournal.Key key = journal.keyOf(r.id());
-        if (key != null && !key.fingerprint().equals(r.fingerprint())) {
+    try (BatchInput.Requests requests = BatchInput.requests(input, redactor, scan)) {
+      BatchInput.Request r;
+      while ((r = requests.next()) != null) {
+        BatchJournal.Finished f = journal.check(r.id(), r.fingerprint());
+        if (f.changed()) {
           throw new UsageError(
               cli,
               "--journal "
@@ -257,48 +281,71 @@ final class BatchCommand implements Callable<Integer> {
                   + ") changed since its Idempotency-Key was journaled (method, URL or body"
                   + " differ); restore the line, or start a new journal for a new batch");
         }
-        Map<String, Object> finished = journal.finished(r.id());
-        if (finished != null) {
-          earlier.add(finished);
-          continue;
-        }
-        if (key != null) {
+        if (f.finished()) {
+          finished++;
+          if (f.exitCode() == ExitCodes.ERROR) {
+            error = true;
+          } else {
+            worst = Math.max(worst, f.exitCode());
+          }
+        } else if (journal.keyOf(r.id()) != null) {
           resentKeys++;
         }
       }
-      todo.add(r);
     }
-    if (journal != null && journal.runs() > 0) {
+    if (journal.runs() > 0) {
       err.println(
           "relent batch: resuming from "
               + journal.file()
               + " (run "
               + (journal.runs() + 1)
               + "): "
-              + earlier.size()
+              + finished
               + " of "
-              + parsed.requests().size()
+              + scan.requests()
               + " finished earlier (skipped); "
               + resentKeys
               + (resentKeys == 1 ? " write" : " writes")
               + " sent again with the key journaled before its first send");
     }
+    return new Earlier(finished, worst, error, journal.failedBefore());
+  }
+
+  private int run(
+      CommandLine cli,
+      PrintWriter err,
+      PrintWriter out,
+      BatchInput.Scan scan,
+      BatchJournal journal,
+      HttpScopes scopes)
+      throws Exception {
+    Earlier earlier =
+        journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
 
     Writer results = null;
     if (outFile != null) {
       results = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
       // The journal is the truth: results of earlier runs are written again, so that each id
       // appears exactly once, whatever happened to the previous file.
-      for (Map<String, Object> m : earlier) {
-        results.write(JsonTree.write(m));
-        results.write('\n');
+      if (journal != null && earlier.finished() > 0) {
+        journal.copyFinished(results);
       }
       results.flush();
     }
+    BatchInput.Requests requests = BatchInput.requests(input, redactor, scan);
     try {
       if (journal != null) {
-        journal.runStarted(now(), parsed.requests().size(), earlier.size());
+        journal.runStarted(now(), scan.requests(), earlier.finished());
       }
+      BatchJournal skip = earlier.finished() > 0 ? journal : null;
+      BatchRun.Source todo =
+          () -> {
+            BatchInput.Request r;
+            do {
+              r = requests.next();
+            } while (r != null && skip != null && skip.finished(r.id()));
+            return r;
+          };
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(
@@ -310,6 +357,8 @@ final class BatchCommand implements Callable<Integer> {
                   batchDeadline,
                   scopes),
               todo,
+              scan.requests() - earlier.finished(),
+              false,
               journal,
               results,
               ticker,
@@ -340,7 +389,7 @@ final class BatchCommand implements Callable<Integer> {
         live.start();
         run.run();
         live.finish();
-        int code = exitCode(run, parsed.problems().size(), earlier);
+        int code = exitCode(run, scan.problems(), earlier);
         if (journal != null) {
           try {
             journal.runEnded(
@@ -350,9 +399,10 @@ final class BatchCommand implements Callable<Integer> {
             code = ExitCodes.ERROR;
           }
         }
-        BatchDisplay.summary(out, "relent batch: ", run, earlier.size(), parsed.problems().size());
+        BatchDisplay.summary(
+            out, "relent batch: ", run, earlier.finished(), earlier.failed(), scan.problems());
         if (run.stopReason() == BatchRun.Stop.QUOTA) {
-          int left = countNotSent(run);
+          long left = run.counts().open("not-sent");
           out.println(
               "  "
                   + left
@@ -364,7 +414,8 @@ final class BatchCommand implements Callable<Integer> {
         }
         out.flush();
         if (code != ExitCodes.OK) {
-          err.println("relent batch: " + closing(run, code));
+          err.println(
+              "relent batch: " + closing(run, code, journal != null, earlier.failedCount()));
         }
         err.flush();
         return code;
@@ -379,67 +430,71 @@ final class BatchCommand implements Callable<Integer> {
         }
       }
     } finally {
+      requests.close();
       if (results != null) {
         results.close();
       }
     }
   }
 
-  private static int countNotSent(BatchRun run) {
-    int n = 0;
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null && j.item.outcome().equals("not-sent")) {
-        n++;
-      }
-    }
-    return n;
-  }
-
   /**
-   * The exit code of the whole input, requests finished in earlier runs included: 5 over 4 over 3;
-   * 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written is 1.
+   * The exit code of the whole input, requests finished in earlier runs included: 6 over 5 over 4
+   * over 3; 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written
+   * is 1.
    */
-  static int exitCode(BatchRun run, int badLines, List<Map<String, Object>> earlier) {
+  static int exitCode(BatchRun run, int badLines, Earlier earlier) {
     if (run.stopReason() == BatchRun.Stop.ERROR) {
       return ExitCodes.ERROR;
     }
-    int worst = badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK;
-    boolean error = false;
-    List<Integer> codes = new ArrayList<>();
-    for (Map<String, Object> m : earlier) {
-      codes.add(ExitCodes.of(String.valueOf(m.get("outcome"))));
-    }
-    for (BatchRecorder.Job j : run.jobs()) {
-      if (j.item != null) {
-        codes.add(j.item.exitCode());
-      }
-    }
-    for (int c : codes) {
-      if (c == ExitCodes.ERROR) {
-        error = true;
-      } else {
+    BatchRecorder.Counts counts = run.counts();
+    int worst = Math.max(badLines > 0 ? ExitCodes.NOT_RETRIED : ExitCodes.OK, earlier.worst());
+    for (int c = ExitCodes.NOT_RETRIED; c <= ExitCodes.UNRESOLVED; c++) {
+      if (counts.withExitCode(c) > 0) {
         worst = Math.max(worst, c);
       }
     }
+    boolean error = earlier.error() || counts.withExitCode(ExitCodes.ERROR) > 0;
     if (run.stopReason() != null) {
-      worst = ExitCodes.DEADLINE;
+      worst = Math.max(worst, ExitCodes.DEADLINE);
     }
     return worst == ExitCodes.OK && error ? ExitCodes.ERROR : worst;
   }
 
-  private static String closing(BatchRun run, int code) {
+  private static String closing(BatchRun run, int code, boolean journaled, int failedEarlier) {
+    if (code == ExitCodes.UNRESOLVED) {
+      long n = run.counts().open("unresolved");
+      return n
+          + (n == 1 ? " write is" : " writes are")
+          + " unresolved: "
+          + (n == 1 ? "it" : "each")
+          + " may have taken effect; "
+          + (journaled
+              ? "run the same command again: the journal sends "
+                  + (n == 1 ? "it" : "each")
+                  + " again with its key until the server's answer resolves it"
+              : "send "
+                  + (n == 1 ? "it" : "each")
+                  + " again with the idempotency_key of its results line")
+          + (run.stopReason() != null ? "; stopped: " + run.stopDetail() : "");
+    }
     if (run.stopReason() != null) {
       return "stopped: " + run.stopDetail();
     }
+    String earlier =
+        failedEarlier > 0
+            ? " (" + failedEarlier + " of them in earlier runs, kept in the journal)"
+            : "";
     switch (code) {
       case ExitCodes.NOT_RETRIED:
-        return "some requests failed without retry, or bad lines were skipped; see the results";
+        return "some requests failed without retry, or bad lines were skipped"
+            + earlier
+            + "; see the results";
       case ExitCodes.RETRIES_EXHAUSTED:
-        return "some requests used up their retries; see the results";
+        return "some requests used up their retries" + earlier + "; see the results";
       case ExitCodes.DEADLINE:
-        return "some requests ran out of time or quota; see the results";
+        return "some requests ran out of time or quota" + earlier + "; see the results";
       default:
-        return "some requests ended with an unexpected error; see the results";
+        return "some requests ended with an unexpected error" + earlier + "; see the results";
     }
   }
 

@@ -1,11 +1,12 @@
 package dev.relent.cli;
 
 import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Pacer;
 import dev.relent.guard.ScopeGuards;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import picocli.CommandLine;
 
 /**
@@ -21,6 +23,9 @@ import picocli.CommandLine;
  * BatchTimeline.Snapshot} or a finished run; the progress thread only decides when to print them.
  */
 final class BatchDisplay {
+  /** The outcome of a keyed write that may have taken effect: not final, counted apart. */
+  private static final String UNRESOLVED = "unresolved";
+
   private BatchDisplay() {}
 
   /** How progress is shown. */
@@ -197,74 +202,91 @@ final class BatchDisplay {
    *
    * @param out where to print it
    * @param run the finished run
-   * @param finishedBefore requests a journal had already finished (skipped)
+   * @param finishedBefore the results of requests a journal had already finished (skipped)
    * @param skippedLines bad input lines skipped
    */
   static void summary(
-      PrintWriter out, String title, BatchRun run, int finishedBefore, int skippedLines) {
-    List<BatchRecorder.Job> jobs = run.jobs();
-    int firstAttempts = 0;
-    int attempts = 0;
-    int successes = 0;
-    int failures = 0;
-    int notFinished = 0;
-    Map<String, Integer> failuresByOutcome = new TreeMap<>();
-    Map<String, Integer> openByOutcome = new TreeMap<>();
-    for (BatchRecorder.Job j : jobs) {
-      BatchRecorder.Item item = j.item;
-      attempts += j.attempts.size();
-      if (!j.attempts.isEmpty()) {
-        firstAttempts++;
-      }
-      if (item == null) {
-        continue;
-      }
-      if (item.success()) {
-        successes++;
-      } else if (item.isFinal()) {
-        failures++;
-        failuresByOutcome.merge(item.outcome(), 1, Integer::sum);
-      } else {
-        notFinished++;
-        openByOutcome.merge(item.outcome(), 1, Integer::sum);
-      }
-    }
-    int retries = attempts - firstAttempts;
+      PrintWriter out,
+      String title,
+      BatchRun run,
+      int finishedBefore,
+      Map<String, Integer> failedBefore,
+      int skippedLines) {
+    BatchRecorder.Counts counts = run.counts();
+    long firstAttempts = counts.firstAttempts.sum();
+    long retries = counts.attempts.sum() - firstAttempts;
+    long successes = counts.successes.sum();
+    long failures = counts.failed();
+    long unresolved = counts.open(UNRESOLVED);
+    long notFinished = counts.notFinished() - unresolved;
+    int requests = run.total();
     BatchRun.Settings settings = run.settings();
     Duration elapsed = Duration.ofNanos(run.timeline().elapsedNanos());
 
     out.printf(
         Locale.ROOT,
-        "%s%d %s in %s: %d succeeded, %d failed, %d not finished%n",
+        "%s%d %s in %s: %d succeeded, %d failed, %s%d not finished%n",
         title,
-        jobs.size(),
-        jobs.size() == 1 ? "request" : "requests",
+        requests,
+        requests == 1 ? "request" : "requests",
         Format.duration(elapsed),
         successes,
         failures,
+        unresolved > 0 ? unresolved + " unresolved, " : "",
         notFinished);
     if (finishedBefore > 0) {
-      row(out, "finished earlier", finishedBefore + " (in the journal; skipped)");
+      int failedEarlier = 0;
+      for (int n : failedBefore.values()) {
+        failedEarlier += n;
+      }
+      row(
+          out,
+          "finished earlier",
+          finishedBefore
+              + " (in the journal; skipped"
+              + (failedEarlier > 0
+                  ? "; "
+                      + failedEarlier
+                      + " failed: "
+                      + String.join(", ", parts(failedBefore))
+                      + ")"
+                  : ")"));
     }
     if (skippedLines > 0) {
       row(out, "bad lines", skippedLines + " (skipped; see above)");
     }
-    row(out, "first attempts", Integer.toString(firstAttempts));
-    row(out, "retries", Integer.toString(retries));
-    row(out, "successes", Integer.toString(successes));
-    row(out, "final failures", failures + breakdown(failuresByOutcome));
+    row(out, "first attempts", Long.toString(firstAttempts));
+    row(out, "retries", Long.toString(retries));
+    row(out, "successes", Long.toString(successes));
+    row(out, "final failures", failures + breakdown(counts.failures));
+    if (unresolved > 0) {
+      row(
+          out,
+          "unresolved",
+          unresolved
+              + " (keyed writes that may have taken effect; a resumed run sends each again with"
+              + " its key)");
+    }
     if (notFinished > 0) {
-      row(out, "not finished", notFinished + breakdown(openByOutcome));
+      Map<String, LongAdder> open = new TreeMap<>(counts.open);
+      open.remove(UNRESOLVED);
+      row(out, "not finished", notFinished + breakdown(open));
     }
     row(out, "429s seen", tooManyRequests(run.timeline()));
-    row(out, "pacer", pacer(settings.rate()));
+    row(out, "pacer", pacer(settings.rate(), run.pacer()));
     List<String> scopes = scopes(run.registry());
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
     }
     row(out, "peak concurrency", concurrency(run));
-    row(out, "start spacing", spacing(run.timeline().starts(), settings.rate()));
-    row(out, "elapsed vs plan", versusPlan(run, jobs.size(), elapsed, retries));
+    row(
+        out,
+        "start spacing",
+        spacing(run.timeline().starts(), settings.rate())
+            + (run.timeline().startsCapped()
+                ? "; over the first " + BatchTimeline.MAX_STARTS + " starts"
+                : ""));
+    row(out, "elapsed vs plan", versusPlan(run, requests, elapsed, retries));
     if (run.stopReason() != null) {
       out.println("stopped: " + run.stopDetail());
     }
@@ -301,16 +323,16 @@ final class BatchDisplay {
     return all + " (" + String.join("; ", parts) + ")";
   }
 
-  /** What paces the queue's starts. */
-  static String pacer(Rate rate) {
+  /** What paces the queue's starts: the adaptive pacer, its ceiling and the interval now. */
+  static String pacer(Rate rate, Pacer pacer) {
+    String now =
+        pacer.interval().toNanos() <= 1
+            ? "not pacing at the end (no throttle or quota seen)"
+            : "one start every " + Format.millis(pacer.interval()) + " at the end";
     if (rate == null) {
-      return "none (no --rate): starts are held back only by paused scopes and each request's"
-          + " backoff";
+      return "adaptive (no --rate): learns the rate from rate-limit headers and 429s; " + now;
     }
-    return rate
-        + " at most (--rate): one start every "
-        + Format.millis(rate.interval())
-        + ", retries included";
+    return "adaptive, at most " + rate + " (--rate), retries included; " + now;
   }
 
   /**
@@ -349,13 +371,20 @@ final class BatchDisplay {
     out.printf(Locale.ROOT, "  %-18s %s%n", name, value);
   }
 
-  private static String breakdown(Map<String, Integer> counts) {
+  private static String breakdown(Map<String, LongAdder> counts) {
     if (counts.isEmpty()) {
       return "";
     }
+    Map<String, Long> sums = new TreeMap<>();
+    counts.forEach((k, v) -> sums.put(k, v.sum()));
+    return " (" + String.join(", ", parts(sums)) + ")";
+  }
+
+  /** {@code outcome count} for each entry, in the map's order. */
+  private static List<String> parts(Map<String, ? extends Number> counts) {
     List<String> parts = new ArrayList<>();
     counts.forEach((k, v) -> parts.add(k + " " + v));
-    return " (" + String.join(", ", parts) + ")";
+    return parts;
   }
 
   /**
@@ -363,22 +392,24 @@ final class BatchDisplay {
    * A thread that wakes late starts late, and the next start keeps its slot: single gaps can be
    * shorter than the pace, the mean never is.
    */
-  static String spacing(List<Long> starts, Rate rate) {
+  static String spacing(long[] starts, Rate rate) {
     String pace =
-        rate == null ? "no pace set" : "pace: one every " + Format.millis(rate.interval());
-    if (starts.size() < 2) {
+        rate == null
+            ? "pace learned: see pacer"
+            : "pace: one every " + Format.millis(rate.interval());
+    if (starts.length < 2) {
       return "fewer than two starts (" + pace + ")";
     }
-    List<Long> gaps = new ArrayList<>(starts.size() - 1);
-    for (int i = 1; i < starts.size(); i++) {
-      gaps.add(starts.get(i) - starts.get(i - 1));
+    long[] gaps = new long[starts.length - 1];
+    for (int i = 1; i < starts.length; i++) {
+      gaps[i - 1] = starts[i] - starts[i - 1];
     }
-    Collections.sort(gaps);
-    long mean = (starts.get(starts.size() - 1) - starts.get(0)) / gaps.size();
+    Arrays.sort(gaps);
+    long mean = (starts[starts.length - 1] - starts[0]) / gaps.length;
     return "median "
-        + Format.millis(Duration.ofNanos(gaps.get(gaps.size() / 2)))
+        + Format.millis(Duration.ofNanos(gaps[gaps.length / 2]))
         + ", min "
-        + Format.millis(Duration.ofNanos(gaps.get(0)))
+        + Format.millis(Duration.ofNanos(gaps[0]))
         + ", mean "
         + Format.millis(Duration.ofNanos(mean))
         + " between attempt starts ("
@@ -399,7 +430,7 @@ final class BatchDisplay {
     String label;
     if (settings.rate() == null) {
       double seconds = run.timeline().elapsedNanos() / 1e9;
-      rate = seconds <= 0 ? 0 : run.timeline().starts().size() / seconds;
+      rate = seconds <= 0 ? 0 : run.timeline().starts().length / seconds;
       label = "; average ";
     } else {
       rate = settings.rate().perSecond();
@@ -416,7 +447,7 @@ final class BatchDisplay {
   }
 
   /** {@code 5.49 s; the plan: at least 3.38 s for 27 at 480/min (+2.11 s: 8 retries, waits)}. */
-  static String versusPlan(BatchRun run, int requests, Duration elapsed, int retries) {
+  static String versusPlan(BatchRun run, int requests, Duration elapsed, long retries) {
     Rate rate = run.settings().rate();
     if (rate == null) {
       double seconds = elapsed.toNanos() / 1e9;

@@ -3,6 +3,7 @@ package dev.relent.cli;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
 import java.io.BufferedReader;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -14,12 +15,13 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.BitSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Reads the input of {@code relent batch}: JSON Lines, one request per line.
@@ -84,8 +86,12 @@ final class BatchInput {
     }
   }
 
-  /** A line that was not a request: its number and what was wrong, without secrets. */
-  record Problem(int line, String message) {}
+  /**
+   * A line that was not a request: its number and what was wrong, without secrets.
+   *
+   * @param repeated whether the line itself was fine but repeats an earlier line's id
+   */
+  record Problem(int line, String message, boolean repeated) {}
 
   /** The requests read and the problems found, in line order. */
   record Parsed(List<Request> requests, List<Problem> problems) {}
@@ -99,58 +105,189 @@ final class BatchInput {
   }
 
   /**
-   * Reads a file.
+   * What a first pass over a file found, keeping nothing per request: how many requests and bad
+   * lines there are, and which lines repeat an id (to be skipped when the requests are read).
+   *
+   * @param requests the requests, bad lines and repeated ids left out
+   * @param problems the bad lines
+   * @param repeated the numbers of lines whose id an earlier line used
+   */
+  record Scan(int requests, int problems, BitSet repeated) {}
+
+  /**
+   * Reads a file whole: for small inputs and tests. {@code relent batch} reads its input twice
+   * instead, keeping nothing per request ({@link #scan}, then {@link #requests}).
    *
    * @throws IOException if it cannot be read, or is not UTF-8
    */
   static Parsed read(Path file, Redactor redactor) throws IOException {
-    List<String> lines = new ArrayList<>();
-    try (BufferedReader r =
-        new BufferedReader(
-            new java.io.InputStreamReader(
-                Files.newInputStream(file),
-                StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)))) {
-      String line;
-      while ((line = r.readLine()) != null) {
-        lines.add(line);
-      }
-    } catch (CharacterCodingException e) {
-      throw new IOException("not UTF-8 text (line " + (lines.size() + 1) + ")", e);
+    List<Request> requests = new ArrayList<>();
+    List<Problem> problems = new ArrayList<>();
+    try (BufferedReader r = reader(file)) {
+      new BatchInput(file.toString(), redactor).each(lines(r), requests::add, problems::add);
     }
-    return parse(lines, file.toString(), redactor);
+    return new Parsed(List.copyOf(requests), List.copyOf(problems));
   }
 
   /** Parses lines; {@code source} names them in problems ({@code input.jsonl:7: ...}). */
   static Parsed parse(List<String> lines, String source, Redactor redactor) {
-    BatchInput in = new BatchInput(source, redactor);
     List<Request> requests = new ArrayList<>();
     List<Problem> problems = new ArrayList<>();
-    Map<String, Integer> seen = new HashMap<>();
-    for (int i = 0; i < lines.size(); i++) {
-      int number = i + 1;
-      String text = lines.get(i);
-      if (i == 0 && text.startsWith("\uFEFF")) {
+    try {
+      java.util.Iterator<String> it = lines.iterator();
+      new BatchInput(source, redactor)
+          .each(() -> it.hasNext() ? it.next() : null, requests::add, problems::add);
+    } catch (IOException e) {
+      throw new IllegalStateException("lines in memory cannot fail", e);
+    }
+    return new Parsed(List.copyOf(requests), List.copyOf(problems));
+  }
+
+  /**
+   * The first pass of {@code relent batch}: checks every line, reports each bad one as it is found,
+   * and keeps only counts and the lines that repeat an id. Memory: a compact table of the ids seen
+   * ({@link IdTable}, about 50 bytes an id), dropped when the pass ends.
+   *
+   * @throws IOException if the file cannot be read, or is not UTF-8
+   */
+  static Scan scan(Path file, Redactor redactor, Consumer<Problem> onProblem) throws IOException {
+    int[] counts = new int[2];
+    BitSet repeated = new BitSet();
+    try (BufferedReader r = reader(file)) {
+      new BatchInput(file.toString(), redactor)
+          .each(
+              lines(r),
+              request -> counts[0]++,
+              problem -> {
+                counts[1]++;
+                if (problem.repeated()) {
+                  repeated.set(problem.line());
+                }
+                onProblem.accept(problem);
+              });
+    }
+    return new Scan(counts[0], counts[1], repeated);
+  }
+
+  /**
+   * The requests of a file, read one at a time as they are asked for: the second pass, after {@link
+   * #scan} found the lines to skip. Close it when done.
+   *
+   * @throws IOException if the file cannot be opened
+   */
+  static Requests requests(Path file, Redactor redactor, Scan scan) throws IOException {
+    return new Requests(new BatchInput(file.toString(), redactor), reader(file), scan.repeated());
+  }
+
+  /** The requests of a file in line order, parsed as they are taken. Not thread-safe. */
+  static final class Requests implements Closeable {
+    private final BatchInput in;
+    private final BufferedReader reader;
+    private final BitSet repeated;
+    private int number;
+
+    private Requests(BatchInput in, BufferedReader reader, BitSet repeated) {
+      this.in = in;
+      this.reader = reader;
+      this.repeated = repeated;
+    }
+
+    /**
+     * Returns the next request, or null at the end.
+     *
+     * @throws IOException if the file cannot be read (or changed into something else than UTF-8)
+     */
+    Request next() throws IOException {
+      String text;
+      while ((text = readLine(reader, number)) != null) {
+        number++;
+        if (number == 1 && text.startsWith("\uFEFF")) {
+          text = text.substring(1);
+        }
+        if (text.isBlank() || repeated.get(number)) {
+          continue;
+        }
+        try {
+          return in.request(number, text);
+        } catch (Bad e) {
+          // reported by the scan
+        }
+      }
+      return null;
+    }
+
+    @Override
+    public void close() throws IOException {
+      reader.close();
+    }
+  }
+
+  /** The next line of a source, or null at its end. */
+  private interface Lines {
+    String next() throws IOException;
+  }
+
+  private static Lines lines(BufferedReader r) {
+    int[] number = {0};
+    return () -> readLine(r, number[0]++);
+  }
+
+  private static String readLine(BufferedReader r, int before) throws IOException {
+    try {
+      return r.readLine();
+    } catch (CharacterCodingException e) {
+      throw new IOException("not UTF-8 text (line " + (before + 1) + ")", e);
+    }
+  }
+
+  private static BufferedReader reader(Path file) throws IOException {
+    return new BufferedReader(
+        new java.io.InputStreamReader(
+            Files.newInputStream(file),
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)),
+        64 * 1024);
+  }
+
+  /** Reads every line: each request and each problem in line order; ids must be unique. */
+  private void each(Lines lines, Consumer<Request> onRequest, Consumer<Problem> onProblem)
+      throws IOException {
+    IdTable seen = new IdTable();
+    String text;
+    int number = 0;
+    while ((text = lines.next()) != null) {
+      number++;
+      if (number == 1 && text.startsWith("\uFEFF")) {
         text = text.substring(1);
       }
       if (text.isBlank()) {
         continue;
       }
       try {
-        Request r = in.request(number, text);
-        Integer first = seen.putIfAbsent(r.id(), number);
-        if (first != null) {
-          throw in.problem(
-              number, "id: " + Json.quote(r.id()) + " is used twice (first on line " + first + ")");
+        Request r = request(number, text);
+        long first = seen.putIfAbsent(r.id(), number, -1);
+        if (first >= 0) {
+          onProblem.accept(
+              new Problem(
+                  number,
+                  problem(
+                          number,
+                          "id: "
+                              + Json.quote(r.id())
+                              + " is used twice (first on line "
+                              + first
+                              + ")")
+                      .getMessage(),
+                  true));
+          continue;
         }
-        requests.add(r);
+        onRequest.accept(r);
       } catch (Bad e) {
-        problems.add(new Problem(number, e.getMessage()));
+        onProblem.accept(new Problem(number, e.getMessage(), false));
       }
     }
-    return new Parsed(List.copyOf(requests), List.copyOf(problems));
   }
 
   /** A problem of one line, thrown while reading it. */

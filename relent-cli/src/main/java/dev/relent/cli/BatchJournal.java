@@ -13,19 +13,17 @@ import java.nio.file.StandardOpenOption;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
  *
  * <p>Format (version {@value #VERSION}, documented in docs/cli.md): JSON Lines, append-only, one
  * record per state change, each written whole and forced to the disk ({@link FileChannel#force})
- * before the run goes on:
+ * before the run goes on. Records that workers append at the same time are forced together, with
+ * one {@code force} ({@link GroupCommit}):
  *
  * <pre>{@code
  * {"rec":"journal","version":1,"created_at":"…","input":"/abs/requests.jsonl"}
@@ -37,13 +35,18 @@ import java.util.concurrent.Future;
  * }</pre>
  *
  * <p>Reading it back: the first {@code key} of an id is its key for good; an id with a {@code done}
- * record is finished and skipped; every other id is sent again (writes with their journaled key). A
- * last line without its newline is what a kill during a write leaves: it is cut off and the record
- * counts as not written (its state change had not been acknowledged). Any other line that is not a
- * record makes the journal unusable, with the line number.
+ * record is finished and skipped; every other id is sent again (writes with their journaled key).
+ * The journal is read one record at a time and what is kept is compact: for each finished id a
+ * 128-bit digest and one {@code long} ({@link IdTable}, {@link Finished}), and the keys of ids not
+ * finished (those that were in flight); the results of finished ids are read again, in a second
+ * pass, only to be copied to {@code --out} ({@link #copyFinished}). A last line without its newline
+ * is what a kill during a write leaves: it is cut off and the record counts as not written (its
+ * state change had not been acknowledged). Any other line that is not a record makes the journal
+ * unusable, with the line number.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
- * when a process dies. Thread-safe: appends are serialised.
+ * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
+ * #finished}, {@link #check} and {@link #copyFinished} read the index one thread at a time.
  */
 final class BatchJournal implements Closeable {
   /** The format version, in the first record. */
@@ -63,34 +66,35 @@ final class BatchJournal implements Closeable {
 
   private final Path file;
   private final FileChannel channel;
-  private final ExecutorService writer =
-      Executors.newSingleThreadExecutor(
-          task -> {
-            Thread t = new Thread(task, "relent-journal");
-            t.setDaemon(true);
-            return t;
-          });
+  private final GroupCommit commits;
   private final FileLock lock;
   private final Map<String, Key> keys;
-  private final Map<String, Map<String, Object>> done;
+  private final IdTable done;
+  private final long readEnd;
   private final int runs;
   private final boolean created;
+  private final Map<String, Integer> failedBefore;
 
   private BatchJournal(
       Path file,
       FileChannel channel,
       FileLock lock,
       Map<String, Key> keys,
-      Map<String, Map<String, Object>> done,
+      IdTable done,
+      long readEnd,
       int runs,
-      boolean created) {
+      boolean created,
+      Map<String, Integer> failedBefore) {
     this.file = file;
     this.channel = channel;
+    this.commits = new GroupCommit(channel, "relent-journal");
     this.lock = lock;
     this.keys = keys;
     this.done = done;
+    this.readEnd = readEnd;
     this.runs = runs;
     this.created = created;
+    this.failedBefore = failedBefore;
   }
 
   /**
@@ -120,93 +124,97 @@ final class BatchJournal implements Closeable {
     }
     try {
       Map<String, Key> keys = new HashMap<>();
-      Map<String, Map<String, Object>> done = new LinkedHashMap<>();
+      IdTable done = new IdTable();
+      Map<String, Integer> failedBefore = new TreeMap<>();
       int runs = 0;
-      long size = ch.size();
-      if (size > 0) {
-        ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(size));
-        while (all.hasRemaining() && ch.read(all, all.position()) >= 0) {
-          // read until full
-        }
-        byte[] bytes = all.array();
-        int end = bytes.length;
-        while (end > 0 && bytes[end - 1] != '\n') {
-          end--;
-        }
-        if (end < bytes.length) {
-          // A record torn by a kill: its state change was never acknowledged.
-          ch.truncate(end);
-          ch.force(true);
-        }
-        if (end == 0) {
-          created = true;
-        }
-        String text = new String(bytes, 0, end, StandardCharsets.UTF_8);
-        List<String> lines = text.isEmpty() ? List.of() : List.of(text.split("\n", -1));
-        for (int i = 0; i < lines.size(); i++) {
-          String line = lines.get(i);
-          if (line.isEmpty()) {
-            continue;
-          }
-          int number = i + 1;
-          Map<String, Object> rec = record(file, number, line);
-          String type = String.valueOf(rec.get("rec"));
-          if (number == 1) {
-            if (!type.equals("journal")) {
-              throw new Unusable(
-                  file + ":1: not a relent batch journal (the first record is not \"journal\")");
-            }
-            Object v = rec.get("version");
-            if (!(v instanceof Long) || (Long) v != VERSION) {
-              throw new Unusable(
-                  file + ":1: journal version " + v + "; this relent reads version " + VERSION);
-            }
-            continue;
-          }
-          Object id = rec.get("id");
-          switch (type) {
-            case "run":
-              runs++;
-              break;
-            case "key":
-              if (id instanceof String
-                  && rec.get("key") instanceof String
-                  && rec.get("fingerprint") instanceof String) {
-                keys.putIfAbsent(
-                    (String) id, new Key((String) rec.get("key"), (String) rec.get("fingerprint")));
-              } else {
-                throw new Unusable(
-                    file + ":" + number + ": a key record needs id, key, fingerprint");
-              }
-              break;
-            case "done":
-              if (!(id instanceof String) || !(rec.get("result") instanceof Map)) {
-                throw new Unusable(file + ":" + number + ": a done record needs id and result");
-              }
-              @SuppressWarnings("unchecked")
-              Map<String, Object> result = (Map<String, Object>) rec.get("result");
-              done.putIfAbsent((String) id, result);
-              break;
-            case "open":
-            case "end":
-              break;
-            default:
-              throw new Unusable(
-                  file
-                      + ":"
-                      + number
-                      + ": unknown record "
-                      + Json.quote(type)
-                      + " for version "
-                      + VERSION);
-          }
-        }
-      } else if (!created) {
-        // an empty file someone made: treat it as new
+      long end = endOfLastRecord(ch);
+      if (end < ch.size()) {
+        // A record torn by a kill: its state change was never acknowledged.
+        ch.truncate(end);
+        ch.force(true);
+      }
+      if (end == 0) {
+        // a new file, or an empty one someone made: treat it as new
         created = true;
       }
+      LineReader lines = new LineReader(ch, end);
+      String line;
+      while ((line = lines.next()) != null) {
+        if (line.isEmpty()) {
+          continue;
+        }
+        int number = lines.number();
+        Map<String, Object> rec = record(file, number, line);
+        String type = String.valueOf(rec.get("rec"));
+        if (number == 1) {
+          if (!type.equals("journal")) {
+            throw new Unusable(
+                file + ":1: not a relent batch journal (the first record is not \"journal\")");
+          }
+          Object v = rec.get("version");
+          if (!(v instanceof Long) || (Long) v != VERSION) {
+            throw new Unusable(
+                file + ":1: journal version " + v + "; this relent reads version " + VERSION);
+          }
+          continue;
+        }
+        Object id = rec.get("id");
+        switch (type) {
+          case "run":
+            runs++;
+            break;
+          case "key":
+            if (id instanceof String
+                && rec.get("key") instanceof String
+                && rec.get("fingerprint") instanceof String) {
+              if (done.get((String) id, -1) < 0) {
+                keys.putIfAbsent(
+                    (String) id, new Key((String) rec.get("key"), (String) rec.get("fingerprint")));
+              }
+            } else {
+              throw new Unusable(file + ":" + number + ": a key record needs id, key, fingerprint");
+            }
+            break;
+          case "done":
+            if (!(id instanceof String) || !(rec.get("result") instanceof Map)) {
+              throw new Unusable(file + ":" + number + ": a done record needs id and result");
+            }
+            if (done.get((String) id, -1) < 0) {
+              // Only what a resume needs: the key's fingerprint, the outcome's exit code.
+              Key key = keys.remove(id);
+              Object outcome = ((Map<?, ?>) rec.get("result")).get("outcome");
+              done.put((String) id, Finished.pack(key, ExitCodes.of(String.valueOf(outcome))));
+              if (!"success".equals(outcome)) {
+                // one count per outcome, not per request: bounded by the outcomes there are
+                failedBefore.merge(String.valueOf(outcome), 1, Integer::sum);
+              }
+            }
+            break;
+          case "open":
+          case "end":
+            break;
+          default:
+            throw new Unusable(
+                file
+                    + ":"
+                    + number
+                    + ": unknown record "
+                    + Json.quote(type)
+                    + " for version "
+                    + VERSION);
+        }
+      }
       BatchJournal journal =
-          new BatchJournal(file, ch, lock, keys, Collections.synchronizedMap(done), runs, created);
+          new BatchJournal(
+              file,
+              ch,
+              lock,
+              new ConcurrentHashMap<>(keys),
+              done,
+              end,
+              runs,
+              created,
+              Collections.unmodifiableMap(failedBefore));
       if (created) {
         Map<String, Object> first = new LinkedHashMap<>();
         first.put("rec", "journal");
@@ -256,32 +264,18 @@ final class BatchJournal implements Closeable {
   }
 
   /**
-   * Appends one record and forces it to the disk before returning.
+   * Appends one record and forces it to the disk before returning. Concurrent appends are written
+   * together and forced with one {@code force} (group commit); each caller still returns only once
+   * its own record is durable.
    *
    * @throws IOException if it cannot be written or forced
    */
-  synchronized void append(Map<String, Object> record) throws IOException {
+  void append(Map<String, Object> record) throws IOException {
     byte[] line = (JsonTree.write(record) + "\n").getBytes(StandardCharsets.UTF_8);
-    // A FileChannel is closed for good when a thread blocked in it is interrupted, and Ctrl-C
-    // interrupts the workers still on the wire after their grace. So the bytes are written by the
-    // journal's own thread, which nobody interrupts, while the caller waits for it uninterruptibly.
-    Future<?> written =
-        writer.submit(
-            () -> {
-              ByteBuffer b = ByteBuffer.wrap(line);
-              long at = channel.size();
-              while (b.hasRemaining()) {
-                at += channel.write(b, at);
-              }
-              channel.force(false);
-              return null;
-            });
-    awaitUninterruptibly(written);
-    Object type = record.get("rec");
-    if ("done".equals(type)) {
-      @SuppressWarnings("unchecked")
-      Map<String, Object> result = (Map<String, Object>) record.get("result");
-      done.putIfAbsent((String) record.get("id"), result);
+    commits.commit(line);
+    if ("done".equals(record.get("rec"))) {
+      // A finished request needs its key no more: memory stays bounded by the requests in flight.
+      keys.remove(String.valueOf(record.get("id")));
     }
   }
 
@@ -290,7 +284,7 @@ final class BatchJournal implements Closeable {
    *
    * @throws IOException if it cannot be written or forced
    */
-  synchronized void key(String id, String key, String fingerprint) throws IOException {
+  void key(String id, String key, String fingerprint) throws IOException {
     Map<String, Object> rec = new LinkedHashMap<>();
     rec.put("rec", "key");
     rec.put("id", id);
@@ -320,11 +314,39 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void outcome(String id, boolean isFinal, Map<String, Object> result) throws IOException {
+    append(outcomeRecord(id, isFinal, result));
+  }
+
+  /**
+   * Journals how a request ended without waiting for the force: for the requests a stopped run
+   * never sent, whose records need not be durable one by one. {@link #flush} waits for them.
+   *
+   * @throws IOException if an earlier record could not be written
+   */
+  void outcomeQueued(String id, boolean isFinal, Map<String, Object> result) throws IOException {
+    Map<String, Object> rec = outcomeRecord(id, isFinal, result);
+    commits.enqueue((JsonTree.write(rec) + "\n").getBytes(StandardCharsets.UTF_8));
+    if (isFinal) {
+      keys.remove(id);
+    }
+  }
+
+  /**
+   * Waits until every record queued so far is on the disk.
+   *
+   * @throws IOException if one could not be written or forced
+   */
+  void flush() throws IOException {
+    commits.flush();
+  }
+
+  private static Map<String, Object> outcomeRecord(
+      String id, boolean isFinal, Map<String, Object> result) {
     Map<String, Object> rec = new LinkedHashMap<>();
     rec.put("rec", isFinal ? "done" : "open");
     rec.put("id", id);
     rec.put("result", result);
-    append(rec);
+    return rec;
   }
 
   /**
@@ -348,17 +370,199 @@ final class BatchJournal implements Closeable {
     return rec;
   }
 
-  /** The key journaled for an id, or null. */
-  synchronized Key keyOf(String id) {
+  /** The key journaled for an id that has not finished, or null. */
+  Key keyOf(String id) {
     return keys.get(id);
   }
 
-  /** The final result journaled for an id, or null if it did not finish. */
-  Map<String, Object> finished(String id) {
-    return done.get(id);
+  /**
+   * Whether a final result was journaled for an id before this run. Reads the compact index: one
+   * thread at a time (the batch asks under its take lock).
+   */
+  boolean finished(String id) {
+    return done.get(id, -1) >= 0;
+  }
+
+  /**
+   * What the journal knows of a request of the input, for a resume: whether it finished before (and
+   * with which exit code), and whether its method, URL or body changed since its key was journaled.
+   * A finished request is marked as part of the input, for {@link #copyFinished}. Called by one
+   * thread, before the run starts.
+   *
+   * @param id the request's id
+   * @param fingerprint the request's fingerprint now
+   */
+  Finished check(String id, String fingerprint) {
+    Key key = keys.get(id);
+    long packed = done.get(id, -1);
+    if (packed < 0) {
+      return new Finished(false, -1, key != null && !key.fingerprint().equals(fingerprint));
+    }
+    done.put(id, packed | Finished.IN_INPUT);
+    return new Finished(
+        true, Finished.exitCode(packed), !Finished.sameFingerprint(packed, fingerprint));
+  }
+
+  /**
+   * Writes the results of the requests finished before this run that {@link #check} found in the
+   * input, one line each, in the journal's order: a second pass over the journal, one record at a
+   * time.
+   *
+   * @return how many were written
+   * @throws IOException if the journal cannot be read or the results written
+   */
+  int copyFinished(java.io.Writer out) throws IOException {
+    int n = 0;
+    LineReader lines = new LineReader(channel, readEnd);
+    String line;
+    while ((line = lines.next()) != null) {
+      if (!line.startsWith("{\"rec\":\"done\"")) {
+        continue;
+      }
+      Map<String, Object> rec;
+      try {
+        rec = record(file, lines.number(), line);
+      } catch (Unusable e) {
+        throw new IOException(e.getMessage(), e);
+      }
+      String id = String.valueOf(rec.get("id"));
+      long packed = done.get(id, -1);
+      if (packed >= 0 && (packed & Finished.IN_INPUT) != 0 && (packed & Finished.COPIED) == 0) {
+        done.put(id, packed | Finished.COPIED);
+        out.write(JsonTree.write(rec.get("result")));
+        out.write('\n');
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * What a journal knows of one request: finished before, with which exit code, and whether it
+   * changed since its key was journaled. Packed in the id table as one {@code long}: 48 bits of the
+   * key's fingerprint, whether it had a key, two flags, the exit code.
+   */
+  record Finished(boolean finished, int exitCode, boolean changed) {
+    static final long KEYED = 1L << 4;
+    static final long IN_INPUT = 1L << 5;
+    static final long COPIED = 1L << 6;
+
+    static long pack(Key key, int exitCode) {
+      long packed = exitCode & 0xF;
+      if (key != null) {
+        packed |= KEYED | (fingerprintBits(key.fingerprint()) << 8);
+      }
+      return packed;
+    }
+
+    static int exitCode(long packed) {
+      return (int) (packed & 0xF);
+    }
+
+    static boolean sameFingerprint(long packed, String fingerprint) {
+      return (packed & KEYED) == 0 || (packed >>> 8) == fingerprintBits(fingerprint);
+    }
+
+    /** 48 bits of a fingerprint (a SHA-256 in hex, or any string a journal holds). */
+    private static long fingerprintBits(String fingerprint) {
+      long h = 1125899906842597L;
+      for (int i = 0; i < fingerprint.length(); i++) {
+        h = 31 * h + fingerprint.charAt(i);
+      }
+      return (h ^ (h >>> 29)) & 0xFFFF_FFFF_FFFFL;
+    }
+  }
+
+  /** Where the last whole record ends: after the last newline, found from the end backwards. */
+  private static long endOfLastRecord(FileChannel ch) throws IOException {
+    long size = ch.size();
+    ByteBuffer b = ByteBuffer.allocate(64 * 1024);
+    long at = size;
+    while (at > 0) {
+      int n = (int) Math.min(b.capacity(), at);
+      b.clear().limit(n);
+      long from = at - n;
+      while (b.hasRemaining() && ch.read(b, from + b.position()) >= 0) {
+        // read the whole block
+      }
+      for (int i = n - 1; i >= 0; i--) {
+        if (b.get(i) == '\n') {
+          return from + i + 1;
+        }
+      }
+      at = from;
+    }
+    return 0;
+  }
+
+  /**
+   * The lines of a journal up to an offset, read through its own channel (another descriptor of a
+   * locked file would drop the lock when closed) in 64 KiB blocks: one line in memory at a time.
+   */
+  private static final class LineReader {
+    private final FileChannel ch;
+    private final long end;
+    private final ByteBuffer block = ByteBuffer.allocate(64 * 1024);
+    private long at;
+    private int number;
+    private java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream(256);
+
+    LineReader(FileChannel ch, long end) {
+      this.ch = ch;
+      this.end = end;
+      block.limit(0);
+    }
+
+    /** The number of the line last returned, from 1. */
+    int number() {
+      return number;
+    }
+
+    /** The next line without its newline, or null at the end. */
+    String next() throws IOException {
+      line.reset();
+      while (true) {
+        if (!block.hasRemaining()) {
+          if (at >= end) {
+            return null; // only whole lines are read: end is just after a newline
+          }
+          block.clear().limit((int) Math.min(block.capacity(), end - at));
+          while (block.hasRemaining()) {
+            int n = ch.read(block, at + block.position());
+            if (n < 0) {
+              throw new IOException("the journal ended before its last record");
+            }
+          }
+          at += block.position();
+          block.flip();
+        }
+        while (block.hasRemaining()) {
+          byte c = block.get();
+          if (c == '\n') {
+            number++;
+            String text = line.toString(StandardCharsets.UTF_8);
+            if (line.size() > 64 * 1024) {
+              line = new java.io.ByteArrayOutputStream(256);
+            }
+            return text;
+          }
+          line.write(c);
+        }
+      }
+    }
+  }
+
+  /** How many forces this journal made since it was opened: fewer than records under load. */
+  long forces() {
+    return commits.groups();
   }
 
   /** How many runs this journal saw before this one. */
+  /** Requests finished in earlier runs without success, by outcome. */
+  Map<String, Integer> failedBefore() {
+    return failedBefore;
+  }
+
   int runs() {
     return runs;
   }
@@ -372,32 +576,9 @@ final class BatchJournal implements Closeable {
     return file;
   }
 
-  private static void awaitUninterruptibly(Future<?> written) throws IOException {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          written.get();
-          return;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof IOException) {
-            throw (IOException) e.getCause();
-          }
-          throw new IOException("cannot write the journal", e.getCause());
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   @Override
-  public synchronized void close() throws IOException {
-    writer.shutdown();
+  public void close() throws IOException {
+    commits.close();
     try {
       if (lock.isValid()) {
         lock.release();

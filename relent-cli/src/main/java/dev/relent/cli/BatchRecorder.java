@@ -12,6 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 
 /**
@@ -122,7 +125,62 @@ final class BatchRecorder {
     }
   }
 
-  private final List<Job> jobs;
+  /**
+   * What the run counts as requests end: the summary and the exit code read these, never a list of
+   * requests, so that memory does not grow with the queue.
+   */
+  static final class Counts {
+    final LongAdder firstAttempts = new LongAdder();
+    final LongAdder attempts = new LongAdder();
+    final LongAdder successes = new LongAdder();
+    final Map<String, LongAdder> failures = new ConcurrentSkipListMap<>();
+    final Map<String, LongAdder> open = new ConcurrentSkipListMap<>();
+    private final AtomicIntegerArray byExitCode = new AtomicIntegerArray(ExitCodes.UNRESOLVED + 1);
+
+    void add(Item item) {
+      attempts.add(item.attempts());
+      if (item.attempts() > 0) {
+        firstAttempts.increment();
+      }
+      if (item.success()) {
+        successes.increment();
+      } else {
+        (item.isFinal() ? failures : open)
+            .computeIfAbsent(item.outcome(), k -> new LongAdder())
+            .increment();
+      }
+      int code = item.exitCode();
+      byExitCode.incrementAndGet(code < byExitCode.length() ? code : ExitCodes.ERROR);
+    }
+
+    /** How many requests ended with an outcome whose exit code is {@code code}. */
+    int withExitCode(int code) {
+      return byExitCode.get(code);
+    }
+
+    long failed() {
+      return sum(failures);
+    }
+
+    long notFinished() {
+      return sum(open);
+    }
+
+    long open(String outcome) {
+      LongAdder n = open.get(outcome);
+      return n == null ? 0 : n.sum();
+    }
+
+    private static long sum(Map<String, LongAdder> counts) {
+      long n = 0;
+      for (LongAdder a : counts.values()) {
+        n += a.sum();
+      }
+      return n;
+    }
+  }
+
+  private final Counts counts = new Counts();
   private final BatchJournal journal;
   private final Writer out;
   private final Ticker ticker;
@@ -131,7 +189,6 @@ final class BatchRecorder {
   private final BiConsumer<BatchRun.Stop, String> stop;
 
   /**
-   * @param requests the requests to send, in order
    * @param journal the journal, or null
    * @param out where results lines go, or null
    * @param ticker monotonic time
@@ -140,18 +197,12 @@ final class BatchRecorder {
    * @param stop stops the run when the journal or the results cannot be written
    */
   BatchRecorder(
-      List<BatchInput.Request> requests,
       BatchJournal journal,
       Writer out,
       Ticker ticker,
       Redactor redactor,
       BatchTimeline timeline,
       BiConsumer<BatchRun.Stop, String> stop) {
-    List<Job> js = new ArrayList<>();
-    for (BatchInput.Request r : requests) {
-      js.add(new Job(r));
-    }
-    this.jobs = List.copyOf(js);
     this.journal = journal;
     this.out = out;
     this.ticker = ticker;
@@ -160,8 +211,8 @@ final class BatchRecorder {
     this.stop = stop;
   }
 
-  List<Job> jobs() {
-    return jobs;
+  Counts counts() {
+    return counts;
   }
 
   /** Marks a request's turn: its elapsed time starts now. */
@@ -249,6 +300,11 @@ final class BatchRecorder {
     return item(job, "not-sent", false, -1, why);
   }
 
+  /** A request that ended with an unexpected error of its own (final, exit code 1). */
+  Item error(Job job, String why) {
+    return item(job, "error", true, -1, why);
+  }
+
   /** A request sent, but the run stopped before it had a final answer. */
   Item stopped(Job job, String stopDetail) {
     String why = "stopped: " + (stopDetail == null ? "interrupted" : stopDetail);
@@ -277,11 +333,29 @@ final class BatchRecorder {
 
   /** Journals the outcome, then appends it to the results; the journal comes first. */
   void record(Job job, Item item) {
+    record(job, item, true);
+  }
+
+  /**
+   * Records the outcome of a request that was never sent, without waiting for the journal's force
+   * (a lost {@code open} record changes nothing: a resume sends the request either way); {@link
+   * BatchJournal#flush} makes them durable. For the rest of a queue after a stop.
+   */
+  void recordNotSent(Job job, String why) {
+    record(job, notSent(job, why), false);
+  }
+
+  private void record(Job job, Item item, boolean durable) {
     job.item = item;
     timeline.ended(item);
+    counts.add(item);
     if (journal != null) {
       try {
-        journal.outcome(item.id(), item.isFinal(), item.json());
+        if (durable) {
+          journal.outcome(item.id(), item.isFinal(), item.json());
+        } else {
+          journal.outcomeQueued(item.id(), item.isFinal(), item.json());
+        }
       } catch (IOException e) {
         stop.accept(BatchRun.Stop.ERROR, "the journal cannot be written: " + e.getMessage());
       }

@@ -20,8 +20,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,16 +37,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * to each request is kept by the {@link BatchRecorder}; what is shown, by the {@link
  * BatchTimeline}.
  *
- * <p>Design. Each worker takes the next request from the queue and sends it synchronously: the
- * executor runs the concurrency limit, the pacer, the attempts and the waits on the worker's
- * thread. Each send carries its own attempt listener ({@link BatchEvents#attempts}), so every
- * attempt record is the request's without asking which thread it came on; what the whole run counts
- * comes from the executor's events ({@link BatchEvents#onEvent}). Waits go through a sleeper that a
- * stop ends at once, so that after a stop no new attempt starts: a quota exhausted (an answer, or a
- * rate-limit header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be
- * written. Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C
- * they get a short grace, then are interrupted. Requests that never reached the network are
- * recorded as {@code not-sent}: not final, a resumed run sends them.
+ * <p>Design. Each worker takes the next request from the queue (the input is read a line at a time
+ * as workers take them, and a request's state is dropped once it has ended and been recorded:
+ * memory does not grow with the queue) and sends it synchronously: the executor runs the
+ * concurrency limit, the pacer, the attempts and the waits on the worker's thread. Each send
+ * carries its own attempt listener ({@link BatchEvents#attempts}), so every attempt record is the
+ * request's without asking which thread it came on; what the whole run counts comes from the
+ * executor's events ({@link BatchEvents#onEvent}). Waits go through a sleeper that a stop ends at
+ * once, so that after a stop no new attempt starts: a quota exhausted (an answer, or a rate-limit
+ * header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be written.
+ * Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C they get
+ * a short grace, then are interrupted. Requests that never reached the network are recorded as
+ * {@code not-sent}: not final, a resumed run sends them; so is a keyed write that ended {@code
+ * unresolved} (it may have taken effect).
  *
  * <p>Time: the {@link Ticker} and {@link Clock} are injected; waits are real (a latch with a
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
@@ -88,23 +93,28 @@ final class BatchRun {
   private final BatchEvents events;
   private final RelentHttpClient http;
   private final GuardRegistry registry;
+  private final Pacer pacer;
+  private final BatchJournal journal;
 
-  private final ConcurrentLinkedQueue<BatchRecorder.Job> queue;
+  /** The requests to send, one at a time, in order. */
+  interface Source {
+    /** The next request, or null at the end. */
+    BatchInput.Request next() throws IOException;
+  }
+
+  private final Source source;
+  private final int total;
+  private final List<BatchRecorder.Job> kept;
+  private final Set<BatchRecorder.Job> inProgress = ConcurrentHashMap.newKeySet();
+  private boolean drained;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Stop> stop = new AtomicReference<>();
   private volatile String stopDetail;
   private final List<Thread> workers = new ArrayList<>();
 
   /**
-   * Creates a run.
-   *
-   * @param settings the settings
-   * @param requests the requests to send, in order (those finished earlier already left out)
-   * @param journal the journal, or null
-   * @param out where results lines go, or null
-   * @param ticker monotonic time
-   * @param clock wall time
-   * @param redactor scrubs URLs and messages
+   * Creates a run of a few requests that keeps every request's record for {@link #jobs()} (the demo
+   * shows their timelines).
    */
   BatchRun(
       Settings settings,
@@ -114,31 +124,63 @@ final class BatchRun {
       Ticker ticker,
       Clock clock,
       Redactor redactor) {
+    this(settings, iterate(requests), requests.size(), true, journal, out, ticker, clock, redactor);
+  }
+
+  private static Source iterate(List<BatchInput.Request> requests) {
+    java.util.Iterator<BatchInput.Request> it = requests.iterator();
+    return () -> it.hasNext() ? it.next() : null;
+  }
+
+  /**
+   * Creates a run.
+   *
+   * @param settings the settings
+   * @param source the requests to send, in order (those finished earlier already left out), read as
+   *     workers take them
+   * @param total how many {@code source} gives
+   * @param keep whether to keep every request's record for {@link #jobs()}; without, a request's
+   *     state is dropped when it ends and only counts remain
+   * @param journal the journal, or null
+   * @param out where results lines go, or null
+   * @param ticker monotonic time
+   * @param clock wall time
+   * @param redactor scrubs URLs and messages
+   */
+  BatchRun(
+      Settings settings,
+      Source source,
+      int total,
+      boolean keep,
+      BatchJournal journal,
+      Writer out,
+      Ticker ticker,
+      Clock clock,
+      Redactor redactor) {
     this.settings = settings;
+    this.source = source;
+    this.total = total;
+    this.kept = keep ? Collections.synchronizedList(new ArrayList<>()) : null;
     this.ticker = ticker;
     this.clock = clock;
     this.redactor = redactor;
-    this.timeline = new BatchTimeline(ticker, requests.size());
-    this.recorder =
-        new BatchRecorder(requests, journal, out, ticker, redactor, timeline, this::stop);
+    this.timeline = new BatchTimeline(ticker, total);
+    this.recorder = new BatchRecorder(journal, out, ticker, redactor, timeline, this::stop);
+    this.journal = journal;
     this.events = new BatchEvents(recorder, timeline, ticker, redactor, this::quotaStop);
-    this.queue = new ConcurrentLinkedQueue<>(recorder.jobs());
     TimeSource time =
         TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
     // Escalation: three endpoints of one account paused within a minute pause the account.
     this.registry = GuardRegistry.builder().withTime(time).build();
-    Pacer pacer = pacer(settings.rate());
+    this.pacer = pacer(settings.rate(), time);
     this.http =
         RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
             .withPolicy(settings.policy())
             .withExecutor(
-                x -> {
-                  if (pacer != null) {
-                    x.withPacer(pacer);
-                  }
-                  x.withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
-                      .onEvent(events);
-                })
+                x ->
+                    x.withPacer(pacer)
+                        .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
+                        .onEvent(events))
             .withScopes(settings.scopes(), registry)
             .withRedactor(redactor)
             .withTime(time)
@@ -148,23 +190,26 @@ final class BatchRun {
   }
 
   /**
-   * The one place that chooses the queue's pacer: for {@code --rate}, strictly spaced starts never
-   * faster than it; without {@code --rate}, none (starts are held back only by the pauses of their
-   * scopes and by each request's backoff).
+   * The one place that chooses the queue's pacer: an adaptive one, which learns the rate from
+   * rate-limit headers and 429s (relent-core's {@link Pacer#adaptive()}), under the ceiling of
+   * {@code --rate} when given (starting there), never faster than it.
    *
-   * @param rate the ceiling, or null
-   * @return the pacer, or null for none
+   * @param rate the ceiling, or null for none
+   * @param time the run's time source
+   * @return the pacer
    */
-  static Pacer pacer(Rate rate) {
-    if (rate == null) {
-      return null;
+  static Pacer pacer(Rate rate, TimeSource time) {
+    Pacer.Builder b = Pacer.builder().adaptive().withTime(time);
+    if (rate != null) {
+      double permits = rate.permits();
+      if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {
+        b.withRate((int) permits, rate.per());
+      } else {
+        long interval = (long) Math.ceil(rate.per().toNanos() / permits);
+        b.withRate(1, Duration.ofNanos(Math.max(1L, interval)));
+      }
     }
-    double permits = rate.permits();
-    if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {
-      return Pacer.of((int) permits, rate.per());
-    }
-    long interval = (long) Math.ceil(rate.per().toNanos() / permits);
-    return Pacer.of(1, Duration.ofNanos(Math.max(1L, interval)));
+    return b.build();
   }
 
   private static HttpClient jdkClient(Duration connectTimeout) {
@@ -204,7 +249,7 @@ final class BatchRun {
       watchdog.setDaemon(true);
       watchdog.start();
     }
-    int n = Math.min(settings.concurrency(), Math.max(1, recorder.jobs().size()));
+    int n = Math.min(settings.concurrency(), Math.max(1, total));
     for (int i = 0; i < n; i++) {
       Thread t = new Thread(this::work, "relent-batch-" + (i + 1));
       t.setDaemon(true);
@@ -226,10 +271,23 @@ final class BatchRun {
         }
       }
     }
-    for (BatchRecorder.Job job : recorder.jobs()) {
+    for (BatchRecorder.Job job : inProgress) {
       if (job.item == null) {
         recorder.record(
             job, recorder.notSent(job, "the batch stopped before it was sent: " + stopDetail));
+      }
+    }
+    // The rest of the queue, read to its end: each is recorded, without a force of its own.
+    BatchRecorder.Job job;
+    while ((job = take(true)) != null) {
+      recorder.recordNotSent(job, "the batch stopped before it was sent: " + stopDetail);
+      inProgress.remove(job);
+    }
+    if (journal != null) {
+      try {
+        journal.flush();
+      } catch (IOException e) {
+        stop(Stop.ERROR, "the journal cannot be written: " + e.getMessage());
       }
     }
     timeline.end();
@@ -251,10 +309,49 @@ final class BatchRun {
     }
   }
 
+  /**
+   * The next request as a job, or null at the end of the queue (or, unless {@code evenIfStopped},
+   * once the run stopped). The input is read here, one line per call, under the run's lock.
+   */
+  private synchronized BatchRecorder.Job take(boolean evenIfStopped) {
+    if (drained || (!evenIfStopped && stop.get() != null)) {
+      return null;
+    }
+    BatchInput.Request r;
+    try {
+      r = source.next();
+    } catch (IOException | RuntimeException e) {
+      drained = true;
+      stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+      return null;
+    }
+    if (r == null) {
+      drained = true;
+      return null;
+    }
+    BatchRecorder.Job job = new BatchRecorder.Job(r);
+    inProgress.add(job);
+    if (kept != null) {
+      kept.add(job);
+    }
+    return job;
+  }
+
   private void work() {
     BatchRecorder.Job job;
-    while (stop.get() == null && (job = queue.poll()) != null) {
-      execute(job);
+    while ((job = take(false)) != null) {
+      try {
+        execute(job);
+      } catch (Throwable e) {
+        // An OutOfMemoryError, a bug: the request ends as an error and the run stops, saying why.
+        String why = RelentCli.unexpected(e);
+        stop(Stop.ERROR, why);
+        if (job.item == null) {
+          recorder.record(job, recorder.error(job, why));
+        }
+      } finally {
+        inProgress.remove(job);
+      }
     }
   }
 
@@ -286,6 +383,11 @@ final class BatchRun {
     switch (outcome.reason()) {
       case "quota-exhausted":
         quotaStop(outcome.retryAt(), "HTTP " + outcome.status());
+        item = recorder.item(job, outcome, false);
+        break;
+      case "unresolved":
+        // A keyed write that may have taken effect: not final, a resumed run sends it again with
+        // its journaled key until an answer resolves it.
         item = recorder.item(job, outcome, false);
         break;
       case "interrupted":
@@ -336,8 +438,19 @@ final class BatchRun {
     }
   }
 
+  /** Every request's record, for a run made to keep them; empty otherwise. */
   List<BatchRecorder.Job> jobs() {
-    return recorder.jobs();
+    return kept == null ? List.of() : List.copyOf(kept);
+  }
+
+  /** What the run counted as its requests ended. */
+  BatchRecorder.Counts counts() {
+    return recorder.counts();
+  }
+
+  /** The requests of this run (those finished in earlier runs left out). */
+  int total() {
+    return total;
   }
 
   BatchTimeline timeline() {
@@ -346,6 +459,11 @@ final class BatchRun {
 
   Settings settings() {
     return settings;
+  }
+
+  /** The queue's pacer. */
+  Pacer pacer() {
+    return pacer;
   }
 
   /** The guards and pauses of the scopes the run's requests belong to. */

@@ -1,9 +1,7 @@
 package dev.relent.cli;
 
 import dev.relent.time.Ticker;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * attempt, the 429s seen, and the concurrency achieved. {@link BatchDisplay} prints them.
  *
  * <p>Written by the workers, the recorder and the events, read by the progress thread: counters are
- * atomic, the starts a synchronised list. Thread-safe.
+ * atomic, the starts a bounded array under the timeline's lock. Thread-safe.
  */
 final class BatchTimeline {
 
@@ -41,7 +39,13 @@ final class BatchTimeline {
   private final AtomicInteger started = new AtomicInteger();
   private final AtomicInteger tooManyRequests = new AtomicInteger();
   private final AtomicInteger tooManyWithWait = new AtomicInteger();
-  private final List<Long> starts = Collections.synchronizedList(new ArrayList<>());
+
+  /** Attempt starts kept for the summary's spacing: the first {@value}, 8 MiB at most. */
+  static final int MAX_STARTS = 1 << 20;
+
+  // Guarded by itself.
+  private long[] starts = new long[1024];
+  private int startCount;
   private volatile long origin;
   private volatile long endNanos = -1;
 
@@ -95,7 +99,14 @@ final class BatchTimeline {
 
   /** An attempt began at {@code startNanos} (ticker time): the pacer and the limit let it go. */
   void attemptStarted(long startNanos) {
-    starts.add(startNanos);
+    synchronized (this) {
+      if (startCount < MAX_STARTS) {
+        if (startCount == starts.length) {
+          starts = Arrays.copyOf(starts, Math.min(MAX_STARTS, starts.length * 2));
+        }
+        starts[startCount++] = startNanos;
+      }
+    }
     peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
   }
 
@@ -152,13 +163,23 @@ final class BatchTimeline {
     return n == 0 ? -1 : busyNanos.sum() / n;
   }
 
-  /** Every attempt's start, in ticker nanoseconds, sorted. */
-  List<Long> starts() {
-    List<Long> copy;
-    synchronized (starts) {
-      copy = new ArrayList<>(starts);
+  /**
+   * Attempt starts in ticker nanoseconds, sorted: every one, or the first {@link #MAX_STARTS} of a
+   * run that made more.
+   */
+  long[] starts() {
+    long[] copy;
+    synchronized (this) {
+      copy = Arrays.copyOf(starts, startCount);
     }
-    Collections.sort(copy);
+    Arrays.sort(copy);
     return copy;
+  }
+
+  /** Whether more attempts started than {@link #starts} keeps. */
+  boolean startsCapped() {
+    synchronized (this) {
+      return startCount == MAX_STARTS && started.get() > 0;
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
@@ -24,6 +25,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,7 +62,8 @@ import picocli.CommandLine.Parameters;
       "",
       "Exit codes: 0 HTTP 2xx/3xx; 1 unexpected error; 2 usage error; 3 not retried (a 4xx,"
           + " a write without key); 4 retries exhausted; 5 deadline, server wait too long or"
-          + " quota exhausted. Details: docs/cli.md.",
+          + " quota exhausted; 6 unresolved (a keyed write that may have taken effect: send it"
+          + " again with the same key); 130 Ctrl-C. Details: docs/cli.md.",
       "",
       "Example: relent call -X POST -d @order.json -H 'Content-Type: application/json'"
           + " --idempotency-key auto https://api.example.com/v1/orders"
@@ -110,6 +114,14 @@ final class CallCommand implements Callable<Integer> {
   boolean verbose;
 
   @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FILE",
+      description =
+          "Write the final response body to FILE instead of stdout, as it arrives. The file is"
+              + " created or replaced once a response comes; without one it is left as it is.")
+  Path output;
+
+  @Option(
       names = "--report",
       paramLabel = "FILE",
       description =
@@ -129,6 +141,15 @@ final class CallCommand implements Callable<Integer> {
   /** Standard input, for {@code -d @-}; replaced by tests. */
   InputStream stdin = System.in;
 
+  /** Whether Ctrl-C (a JVM shutdown) interrupts the call and reports it; tests turn it off. */
+  boolean shutdownHook = true;
+
+  /** How long the shutdown hook waits for the interrupted call to report, in seconds. */
+  private static final int STOP_GRACE_SECONDS = 3;
+
+  /** The thread running the call, while it runs. */
+  private volatile Thread caller;
+
   private final Redactor redactor = Redactor.ofDefaults();
 
   @Override
@@ -141,6 +162,7 @@ final class CallCommand implements Callable<Integer> {
             .withPolicy(retry.policy())
             .withRedactor(redactor)
             .withTime(TimeSource.of(ticker, clock, sleeper, Scheduler.system(), retry.random()))
+            .withExecutor(x -> x.onEvent(attempts.starts()))
             .withoutLogging()
             .build();
     CallOptions.Builder options = CallOptions.builder().withAttemptListener(attempts);
@@ -149,17 +171,79 @@ final class CallCommand implements Callable<Integer> {
     } else {
       options.withoutIdempotencyKey();
     }
+    CountDownLatch ended = new CountDownLatch(1);
+    caller = Thread.currentThread();
+    Thread hook = null;
+    if (shutdownHook) {
+      hook = new Thread(() -> stopOnSignal(ended), "relent-call-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+    try {
+      return send(settings, http, options, attempts, err);
+    } finally {
+      caller = null;
+      ended.countDown();
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // the JVM is shutting down: the hook is running and waits for this call
+        }
+      }
+    }
+  }
+
+  /**
+   * Ctrl-C (SIGINT) or SIGTERM, from the shutdown hook: the call is interrupted, so that it says
+   * what it was doing and writes its report; the JVM then ends with the signal's code (130).
+   */
+  private void stopOnSignal(CountDownLatch ended) {
+    stop();
+    try {
+      ended.await(STOP_GRACE_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Interrupts the call in progress, if any: what the shutdown hook does first. */
+  void stop() {
+    Thread t = caller;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+
+  private int send(
+      CallSettings settings,
+      RelentHttpClient http,
+      CallOptions.Builder options,
+      CallAttempts attempts,
+      PrintWriter err) {
     long startedAtMillis = clock.millis();
     long start = ticker.read();
+    // A final response comes back as soon as its headers are in, its body unread: it is copied
+    // out below, as it arrives. Bodies of retried responses are kept in memory (64 KiB at most).
     CallOutcome outcome =
         CallOutcome.of(
             () ->
                 http.send(
-                    settings.request(), HttpResponse.BodyHandlers.ofByteArray(), options.build()),
+                    settings.request(), HttpResponse.BodyHandlers.ofInputStream(), options.build()),
             redactor,
             true);
-    long elapsedNanos = Math.max(0L, ticker.read() - start);
+    // The report and the message below must be written whatever interrupted the call.
+    Thread.interrupted();
     attempts.finish();
+    if (outcome.reason().equals("interrupted")) {
+      outcome =
+          outcome.withMessage(
+              attempts.interrupted(
+                  settings.request().method(),
+                  redactor.uri(settings.request().uri()),
+                  Math.max(0L, ticker.read() - start)));
+    }
+    outcome = writeBody(outcome, settings.request(), attempts, start);
+    long elapsedNanos = Math.max(0L, ticker.read() - start);
 
     int code = outcome.exitCode();
     if (report != null) {
@@ -174,11 +258,6 @@ final class CallCommand implements Callable<Integer> {
         code = ExitCodes.ERROR;
       }
     }
-    PrintStream out = parent.stdout;
-    if (outcome.body() != null) {
-      out.write(outcome.body(), 0, outcome.body().length);
-    }
-    out.flush();
     if (outcome.exitCode() != ExitCodes.OK) {
       err.println("relent: " + outcome.message());
     } else if (verbose) {
@@ -186,6 +265,55 @@ final class CallCommand implements Callable<Integer> {
     }
     err.flush();
     return code;
+  }
+
+  /**
+   * Copies the last response's body out, within what is left of the final attempt's time limit. A
+   * body cut off on the way is not retried, since its first bytes are out already: the outcome says
+   * so ({@code body-truncated}, exit 3); an output that cannot be written is exit 1.
+   */
+  private CallOutcome writeBody(
+      CallOutcome outcome, HttpRequest request, CallAttempts attempts, long start) {
+    long limit = Long.MAX_VALUE;
+    if (outcome.body() != null && !attempts.records().isEmpty()) {
+      AttemptRecord last = attempts.records().get(attempts.records().size() - 1);
+      long sinceStart = Math.max(0L, ticker.read() - start);
+      long attemptEnd = last.start().toNanos() + retry.timeout.toNanos();
+      limit = Math.max(0L, Math.min(attemptEnd, retry.deadline.toNanos()) - sinceStart);
+    }
+    PrintStream stdout = parent.stdout;
+    BodyOutput.Copied copied =
+        BodyOutput.copy(outcome.body(), stdout, output, Scheduler.system(), limit);
+    stdout.flush();
+    String where = output == null ? "stdout" : output.toString();
+    if (copied.writeFailure() != null) {
+      return outcome.withReason(
+          "error",
+          "cannot write the body to "
+              + where
+              + " after "
+              + copied.bytes()
+              + " bytes: "
+              + redactor.text(String.valueOf(copied.writeFailure().getMessage())));
+    }
+    if (copied.failure() == null) {
+      return outcome;
+    }
+    return outcome.withReason(
+        "body-truncated",
+        "the body of HTTP "
+            + outcome.status()
+            + " from "
+            + request.method()
+            + " "
+            + redactor.uri(request.uri())
+            + " was cut off after "
+            + copied.bytes()
+            + " bytes ("
+            + copied.faultDescription()
+            + "); not retried: the bytes received are in "
+            + where
+            + " already and a retry cannot take them back; run the command again");
   }
 
   private HttpClient jdkClient(URI uri) {
@@ -213,6 +341,12 @@ final class CallCommand implements Callable<Integer> {
     }
     retry.validate(spec.commandLine());
     UsageError.requireWritable(spec.commandLine(), "--report", report);
+    UsageError.requireWritable(spec.commandLine(), "--output", output);
+    if (report != null
+        && output != null
+        && report.toAbsolutePath().normalize().equals(output.toAbsolutePath().normalize())) {
+      throw usage("--output and --report name the same file; give two files");
+    }
     byte[] body = body();
     String m = method != null ? method : RequestParser.defaultMethod(body != null);
     if (!RequestParser.isToken(m)) {

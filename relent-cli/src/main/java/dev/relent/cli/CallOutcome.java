@@ -6,7 +6,10 @@ import dev.relent.http.HttpFaultException;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.Redactor;
 import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.UnresolvedWriteException;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,12 +22,14 @@ import java.time.Instant;
  * ExitCodes#of}).
  *
  * @param reason {@code success}, {@code http-error}, {@code not-resent}, {@code fault-not-retried},
- *     a {@link RelentException.Reason} as a slug ({@code retries-exhausted}), {@code interrupted}
- *     or {@code error}
+ *     {@code unresolved} (a keyed write that may have taken effect), a {@link
+ *     RelentException.Reason} as a slug ({@code retries-exhausted}), {@code interrupted} or {@code
+ *     error}
  * @param message what happened, for stderr, the report and the results
  * @param status the last HTTP status, or -1 when no response came
  * @param attempts attempts made, or -1 when unknown
- * @param body the last response's body as received, or null
+ * @param body the last response's body: as it arrives for a final response, from memory (at most 64
+ *     KiB) for one that was retried or held back; or null
  * @param serverWait how long the server asked to wait, when that ended the call, else null
  * @param retryAt when a retry may be made, when known, else null
  */
@@ -33,7 +38,7 @@ record CallOutcome(
     String message,
     int status,
     int attempts,
-    byte[] body,
+    InputStream body,
     Duration serverWait,
     Instant retryAt) {
 
@@ -66,6 +71,22 @@ record CallOutcome(
     } catch (HttpFaultException e) {
       // A network fault the decision table never retries (unknown host, TLS).
       return error("fault-not-retried", e.getMessage() + "; not retried");
+    } catch (UnresolvedWriteException e) {
+      // A keyed write that may have taken effect: not failed; the same key resolves it.
+      Object last = e.lastResult().orElse(null);
+      return new CallOutcome(
+          "unresolved",
+          e.getMessage()
+              + (withEndpoint
+                  ? " (to send it again: relent call --idempotency-key "
+                      + e.idempotencyKey()
+                      + " …)"
+                  : ""),
+          last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
+          e.attempts(),
+          bodyOf(last),
+          e.serverWait().orElse(null),
+          e.retryAt().orElse(null));
     } catch (RelentException e) {
       Object last = e.lastResult().orElse(null);
       return new CallOutcome(
@@ -80,12 +101,32 @@ record CallOutcome(
       Thread.currentThread().interrupt();
       return error("interrupted", "interrupted; no further attempt is made");
     } catch (IOException | RuntimeException e) {
-      return error(
-          "error",
-          "unexpected error: "
-              + e.getClass().getSimpleName()
-              + (e.getMessage() == null ? "" : ": " + redactor.text(e.getMessage())));
+      return unexpected(e, redactor);
+    } catch (OutOfMemoryError e) {
+      // What failed to fit is garbage now: there is room again to say so and write the report.
+      return error("error", outOfMemory(e));
     }
+  }
+
+  /** An error nobody expected, as an outcome: its type and its message, redacted. */
+  static CallOutcome unexpected(Throwable e, Redactor redactor) {
+    if (e instanceof OutOfMemoryError) {
+      return error("error", outOfMemory((OutOfMemoryError) e));
+    }
+    return error(
+        "error",
+        "unexpected error: "
+            + e.getClass().getSimpleName()
+            + (e.getMessage() == null ? "" : ": " + redactor.text(e.getMessage())));
+  }
+
+  /** The message for a heap too small: which limit, and how to raise it. */
+  static String outOfMemory(OutOfMemoryError e) {
+    return "out of memory ("
+        + (e.getMessage() == null ? "OutOfMemoryError" : e.getMessage())
+        + ", heap limit "
+        + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+        + " MiB); give the JVM more, e.g. RELENT_JAVA_OPTS=-Xmx1g";
   }
 
   /** A response the client returned: 2xx/3xx is success, anything else was not retried. */
@@ -123,11 +164,25 @@ record CallOutcome(
     return new CallOutcome(reason, message, -1, -1, null, null, null);
   }
 
-  private static byte[] bodyOf(Object response) {
-    if (response instanceof HttpResponse && ((HttpResponse<?>) response).body() instanceof byte[]) {
-      return (byte[]) ((HttpResponse<?>) response).body();
+  private static InputStream bodyOf(Object response) {
+    Object body = response instanceof HttpResponse ? ((HttpResponse<?>) response).body() : null;
+    if (body instanceof InputStream) {
+      return (InputStream) body;
+    }
+    if (body instanceof byte[]) {
+      return new ByteArrayInputStream((byte[]) body);
     }
     return null;
+  }
+
+  /** The same outcome with another message. */
+  CallOutcome withMessage(String message) {
+    return new CallOutcome(reason, message, status, attempts, body, serverWait, retryAt);
+  }
+
+  /** The same outcome with another reason and message: a body cut off while it was written. */
+  CallOutcome withReason(String newReason, String newMessage) {
+    return new CallOutcome(newReason, newMessage, status, attempts, null, serverWait, retryAt);
   }
 
   /** The exit code this outcome stands for. */

@@ -198,7 +198,7 @@ final class DemoCommand implements Callable<Integer> {
       timeline(out, job);
     }
     out.println();
-    BatchDisplay.summary(out, "Summary: ", run, 0, 0);
+    BatchDisplay.summary(out, "Summary: ", run, 0, Map.of(), 0);
     out.println();
     check(run, server);
     out.println("Checked against the server's own records:");
@@ -497,16 +497,14 @@ final class DemoCommand implements Callable<Integer> {
             rejected == 0,
             rejected + " requests were rejected by the API's rate limit of " + API_LIMIT));
 
-    List<Long> starts = run.timeline().starts();
+    long[] starts = run.timeline().starts();
     double average =
-        starts.size() < 2
-            ? 0
-            : (starts.get(starts.size() - 1) - starts.get(0)) / 1e6 / (starts.size() - 1);
+        starts.length < 2 ? 0 : (starts[starts.length - 1] - starts[0]) / 1e6 / (starts.length - 1);
     double pace = RATE.interval().toNanos() / 1e6;
     claims.add(
         new Claim(
-            starts.size() >= 2 && average >= pace - 1,
-            starts.size()
+            starts.length >= 2 && average >= pace - 1,
+            starts.length
                 + " attempts started on average one every "
                 + Format.number(average)
                 + " ms; the pace allows one every "

@@ -49,7 +49,25 @@ public final class RelentCli implements Runnable {
     if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
       System.setProperty("jdk.httpclient.disableRetryConnect", "true");
     }
-    System.exit(run(args));
+    int code;
+    try {
+      code = run(args);
+    } catch (Throwable e) {
+      // Whatever escaped a command (an OutOfMemoryError, a bug): one line, the documented code,
+      // never a bare stack trace from the uncaught-exception handler.
+      System.err.println("relent: " + unexpected(e));
+      System.err.flush();
+      code = ExitCodes.ERROR;
+    }
+    System.exit(code);
+  }
+
+  /** An error nobody expected, in one line without secrets. */
+  static String unexpected(Throwable e) {
+    if (e instanceof CommandLine.ExecutionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return CallOutcome.unexpected(e, Redactor.ofDefaults()).message();
   }
 
   /**
@@ -76,6 +94,14 @@ public final class RelentCli implements Runnable {
     cli.registerConverter(BatchDisplay.Mode.class, new BatchDisplay.Mode.Converter());
     cli.setExpandAtFiles(false);
     cli.setExitCodeExceptionMapper(e -> ExitCodes.ERROR);
+    cli.setExecutionExceptionHandler(
+        (ex, cmd, parsed) -> {
+          String name = cmd.getCommandSpec().qualifiedName();
+          cmd.getErr()
+              .println((name.equals("relent call") ? "relent" : name) + ": " + unexpected(ex));
+          cmd.getErr().flush();
+          return ExitCodes.ERROR;
+        });
     cli.setParameterExceptionHandler(
         (ex, args) -> {
           CommandLine cmd = ex.getCommandLine();

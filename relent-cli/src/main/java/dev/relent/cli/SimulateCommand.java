@@ -35,8 +35,11 @@ import picocli.CommandLine.Parameters;
       "",
       "  contention  N clients race for one row: the jitter study (Brooker 2015);"
           + " default 100 trials",
-      "  storm       a service stalls for 5 s under 1000 requests/s; default 3 trials",
-      "  queue       600 requests under a 120/min quota; default 10 trials",
+      "  storm       a service stalls for 5 s under 1000 requests/s: budgets, breakers,"
+          + " adaptive throttling; default 3 trials",
+      "  queue       600 requests under a 120/min quota, alone, shared and against a strict"
+          + " limiter: fixed and adaptive pacing, AIMD and the AWS adaptive mode; default 10"
+          + " trials",
       "",
       "Example: relent simulate contention --seed 1 --csv contention.csv --html contention.html"
     })

@@ -46,14 +46,7 @@ class BatchCrashTest {
     List<String> lines = new ArrayList<>();
     int read = 0;
     for (int i = 1; i <= PAYMENTS; i++) {
-      lines.add(
-          "{\"id\": \"pay-"
-              + i
-              + "\", \"method\": \"POST\", \"url\": \""
-              + server.uri("/payments")
-              + "\", \"body\": {\"amount\": "
-              + (100 * i)
-              + "}}");
+      lines.add(ChildJvm.payment(server.uri("/payments"), i, 100 * i));
       if (i % 2 == 0) {
         read++;
         lines.add(
@@ -83,12 +76,7 @@ class BatchCrashTest {
   }
 
   private Process child(String[] args) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add("dev.relent.cli.RelentCli");
-    command.addAll(List.of(args));
+    List<String> command = ChildJvm.relent(List.of(), List.of(args));
     return new ProcessBuilder(command)
         .redirectOutput(dir.resolve("child.out").toFile())
         .redirectError(dir.resolve("child.err").toFile())

@@ -3,6 +3,7 @@ package dev.relent.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +38,11 @@ class BatchJournalTest {
       assertThat(j.created()).isTrue();
       j.key("p-1", "key-1", "fp-1");
       j.key("p-1", "key-2", "fp-2");
-      j.append(done("p-1"));
       assertThat(j.keyOf("p-1")).isEqualTo(new BatchJournal.Key("key-1", "fp-1"));
+      j.key("p-2", "key-3", "fp-3");
+      j.append(done("p-1"));
+      // a finished request's key is not kept: memory is bounded by the requests in flight
+      assertThat(j.keyOf("p-1")).isNull();
     }
     assertThat(Files.readAllLines(file, StandardCharsets.UTF_8))
         .containsExactly(
@@ -49,13 +53,21 @@ class BatchJournalTest {
                 + "}",
             "{\"rec\":\"key\",\"id\":\"p-1\",\"key\":\"key-1\",\"fingerprint\":\"fp-1\"}",
             "{\"rec\":\"key\",\"id\":\"p-1\",\"key\":\"key-2\",\"fingerprint\":\"fp-2\"}",
+            "{\"rec\":\"key\",\"id\":\"p-2\",\"key\":\"key-3\",\"fingerprint\":\"fp-3\"}",
             "{\"rec\":\"done\",\"id\":\"p-1\",\"result\":{\"id\":\"p-1\",\"outcome\":\"success\"}}");
     try (BatchJournal j = BatchJournal.open(file, input, AT)) {
       assertThat(j.created()).isFalse();
-      // the first key of an id is its key for good
-      assertThat(j.keyOf("p-1")).isEqualTo(new BatchJournal.Key("key-1", "fp-1"));
-      assertThat(j.finished("p-1")).containsEntry("outcome", "success");
-      assertThat(j.finished("p-2")).isNull();
+      assertThat(j.finished("p-1")).isTrue();
+      assertThat(j.finished("p-2")).isFalse();
+      assertThat(j.keyOf("p-2")).isEqualTo(new BatchJournal.Key("key-3", "fp-3"));
+      // the first key of an id is its key for good: its fingerprint is the one checked
+      assertThat(j.check("p-1", "fp-1")).isEqualTo(new BatchJournal.Finished(true, 0, false));
+      assertThat(j.check("p-1", "fp-2").changed()).isTrue();
+      assertThat(j.check("p-2", "fp-3")).isEqualTo(new BatchJournal.Finished(false, -1, false));
+      assertThat(j.check("p-2", "other").changed()).isTrue();
+      StringWriter results = new StringWriter();
+      assertThat(j.copyFinished(results)).isEqualTo(1);
+      assertThat(results.toString()).isEqualTo("{\"id\":\"p-1\",\"outcome\":\"success\"}\n");
     }
   }
 
@@ -68,7 +80,7 @@ class BatchJournalTest {
     String whole = Files.readString(file);
     Files.writeString(file, whole + "{\"rec\":\"done\",\"id\":\"p-1\",\"resu");
     try (BatchJournal j = BatchJournal.open(file, dir.resolve("in"), AT)) {
-      assertThat(j.finished("p-1")).isNull();
+      assertThat(j.finished("p-1")).isFalse();
       assertThat(j.keyOf("p-1").key()).isEqualTo("key-1");
       j.append(done("p-1"));
     }

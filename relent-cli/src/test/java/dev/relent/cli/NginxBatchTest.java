@@ -56,7 +56,7 @@ class NginxBatchTest {
       assertThat(seconds).as(run.out()).isLessThan(25);
       assertThat((double) count(statuses, 429) / statuses.size()).as(run.out()).isLessThan(0.85);
       assertThat(run.out())
-          .contains("pacer              none (no --rate)")
+          .contains("pacer              adaptive (no --rate)")
           .contains("said nothing and paused nothing");
     }
   }

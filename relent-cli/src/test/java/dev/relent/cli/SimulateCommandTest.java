@@ -38,7 +38,7 @@ class SimulateCommandTest {
     assertThat(Files.readString(csv, StandardCharsets.UTF_8))
         .startsWith(
             "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
-                + "other_throttled\nburst,alone,");
+                + "other_throttled,other_requests\nburst,alone,");
     assertThat(Files.readString(html, StandardCharsets.UTF_8))
         .startsWith("<!DOCTYPE html>")
         .contains("<svg")
@@ -60,7 +60,7 @@ class SimulateCommandTest {
     assertThat(a).isEqualTo(Files.readAllBytes(second));
     String text = new String(a, StandardCharsets.UTF_8);
     assertThat(text).startsWith("strategy,clients,calls,time_ms\nnone,10,");
-    assertThat(text.split("\n")).hasSize(1 + 7 * 19);
+    assertThat(text.split("\n")).hasSize(1 + 8 * 19);
   }
 
   @Test

@@ -33,8 +33,49 @@ import java.util.Optional;
  * every guard, and never read time themselves. The inspection methods ({@link #pausedUntil()},
  * {@link #pauseRemaining()}) read the pacer's own {@linkplain Builder#withTime time source}; give
  * the pacer and the executor the same one.
+ *
+ * <p><b>Adaptive pacing.</b> {@link #adaptive()} (or {@link Builder#adaptive()}) learns the rate
+ * instead of being told it; a rate set with {@link Builder#withRate} becomes a ceiling the pacer
+ * may go below. The executor feeds it what every attempt said: {@link #observeQuota} (the server's
+ * remaining requests and the time to their reset, used first: {@code remaining / reset} is the rate
+ * the server allows), {@link #onThrottled} (a 429 or another "slow down") and {@link #onAccepted}
+ * (an answer that was not a throttle), from which a congestion controller ({@link Congestion})
+ * finds the rate when the server says nothing about its quota. A fixed-rate pacer ignores all
+ * three.
  */
 public interface Pacer {
+
+  /**
+   * The congestion controller of an {@linkplain Builder#adaptive adaptive} pacer: how the rate
+   * falls on a throttled answer and grows while none comes.
+   */
+  enum Congestion {
+    /**
+     * CUBIC (Ha, Rhee and Xu, 2008), as the AWS SDKs' adaptive retry mode applies it to a request
+     * rate: on a throttle the rate at that moment becomes {@code wMax} and the rate drops to {@code
+     * beta * wMax}; afterwards it follows {@code C * (t - K)^3 + wMax} with {@code K = cbrt(wMax *
+     * (1 - beta) / C)}, t in seconds since the throttle: a quick return to {@code wMax}, a plateau
+     * there, then a probe above it. beta 0.7, C 0.4 (starts per second per second cubed).
+     */
+    CUBIC,
+    /**
+     * Additive increase, multiplicative decrease: on a throttle the rate drops to {@code beta}
+     * (0.9) times the rate at that moment; while no throttle comes it grows by 0.25 % of itself per
+     * second of sending. Gentler than CUBIC at the few requests per second of a web API's quota.
+     */
+    AIMD
+  }
+
+  /**
+   * Returns a new adaptive pacer without a ceiling: it does not pace until the server first answers
+   * with a quota or a throttle, then paces at the rate it learns. The default {@link Congestion
+   * controller} is {@link Congestion#AIMD}; the slowest rate is 1 start per 2 s.
+   *
+   * @return a new adaptive pacer with its own in-memory schedule
+   */
+  static Pacer adaptive() {
+    return builder().adaptive().build();
+  }
 
   /**
    * Returns a new pacer allowing {@code permits} starts per {@code per}, strictly spaced (burst 1).
@@ -51,7 +92,7 @@ public interface Pacer {
 
   /**
    * Returns a builder; {@link Builder#withRate(int, Duration)} must be called before {@link
-   * Builder#build()}.
+   * Builder#build()} unless the pacer is {@linkplain Builder#adaptive() adaptive}.
    *
    * @return a new builder
    */
@@ -90,11 +131,81 @@ public interface Pacer {
   void pauseUntil(long untilNanos);
 
   /**
-   * Returns the interval between two starts, {@code ceil(per / permits)} in nanoseconds.
+   * Returns the interval between two starts, {@code ceil(per / permits)} in nanoseconds; for an
+   * adaptive pacer, the interval it has learned by now (1 ns while it does not pace yet).
    *
    * @return at least 1 ns
    */
   Duration interval();
+
+  /**
+   * Returns whether starts reserved before a pause wait for it too: the executor checks, when a
+   * reserved start comes, whether a pause has begun since ({@link #pausedUntilNanos()}) and if so
+   * reserves a new start after it. True for an adaptive pacer; a fixed-rate pacer keeps the
+   * reserved starts' times.
+   *
+   * @return false unless the pacer is adaptive
+   */
+  default boolean holdsReservedStarts() {
+    return false;
+  }
+
+  /**
+   * Returns the current pause as a reading of the executor's ticker, for the executor's check of
+   * {@link #holdsReservedStarts()}; reads no time.
+   *
+   * @return the ticker reading before which nothing starts, {@link Long#MIN_VALUE} if never paused
+   *     (or if the pacer does not say)
+   */
+  default long pausedUntilNanos() {
+    return Long.MIN_VALUE;
+  }
+
+  /**
+   * Returns whether this pacer learns its rate from what the server says ({@link
+   * Builder#adaptive()}).
+   *
+   * @return false for a fixed-rate pacer
+   */
+  default boolean isAdaptive() {
+    return false;
+  }
+
+  /**
+   * Tells the pacer what the server said about its quota: {@code remaining} more requests are
+   * allowed in the {@code resetNanos} after the attempt sent at {@code sentAtNanos}. An adaptive
+   * pacer paces at most at {@code remaining / reset} until then, counting the starts it made since
+   * {@code sentAtNanos} against {@code remaining} (the server had not seen them yet), and takes
+   * that rate as its learned rate. Values that cannot be true are ignored: a negative {@code
+   * remaining}, a reset of zero or less (in the past). Whatever they say, the pacer never goes
+   * faster than its ceiling or slower than its slowest rate. A fixed-rate pacer ignores this. Never
+   * allocates.
+   *
+   * @param sentAtNanos the executor's ticker reading when the attempt that carried it began
+   * @param remaining requests the server still allows in the window
+   * @param resetNanos the time from {@code sentAtNanos} until the window resets
+   */
+  default void observeQuota(long sentAtNanos, long remaining, long resetNanos) {}
+
+  /**
+   * Tells the pacer that the server answered an attempt without throttling it (any answer but a 429
+   * or another "slow down"). An adaptive pacer's congestion controller grows the rate. A fixed-rate
+   * pacer ignores this. Never allocates and reads no time.
+   *
+   * @param sentAtNanos the executor's ticker reading when the attempt began
+   */
+  default void onAccepted(long sentAtNanos) {}
+
+  /**
+   * Tells the pacer that the server throttled an attempt (a 429, or a 503 the caller's classifier
+   * calls a rate limit). An adaptive pacer lowers its rate once per round: throttles of attempts
+   * sent before its last decrease were sent at the old rate and lower it no further. A fixed-rate
+   * pacer ignores this; a {@link #pauseUntil pause} is separate.
+   *
+   * @param sentAtNanos the executor's ticker reading when the throttled attempt began
+   * @param nowNanos the executor's ticker reading now
+   */
+  default void onThrottled(long sentAtNanos, long nowNanos) {}
 
   /**
    * Returns how many starts may go at once after a quiet period.
@@ -124,13 +235,17 @@ public interface Pacer {
   final class Builder {
     private long intervalNanos;
     private int burst = 1;
+    private Congestion congestion;
+    private long slowestIntervalNanos = 2_000_000_000L;
     private PacerState state;
     private TimeSource time = TimeSource.system();
 
     Builder() {}
 
     /**
-     * Sets the rate: {@code permits} starts per {@code per}. Required.
+     * Sets the rate: {@code permits} starts per {@code per}. Required for a fixed-rate pacer; for
+     * an {@linkplain #adaptive() adaptive} one, the ceiling it never exceeds and the rate it starts
+     * at (default: no ceiling).
      *
      * @param permits starts per period, &ge; 1
      * @param per the period, &gt; 0
@@ -139,12 +254,63 @@ public interface Pacer {
      * @throws IllegalArgumentException if {@code permits} &lt; 1 or {@code per} is not positive
      */
     public Builder withRate(int permits, Duration per) {
+      this.intervalNanos = intervalOf(permits, per, "rate");
+      return this;
+    }
+
+    /** {@code ceil(per / permits)}, refusing what is not a rate. */
+    private static long intervalOf(int permits, Duration per, String what) {
       long perNanos = Nanos.positiveNanos("per", per);
       if (permits < 1) {
-        throw new IllegalArgumentException("permits must be >= 1: " + permits);
+        throw new IllegalArgumentException(
+            "permits must be >= 1 (a "
+                + what
+                + " of "
+                + permits
+                + " would start nothing; for an adaptive pacer without a ceiling, leave the rate"
+                + " unset): "
+                + permits);
       }
       // Round up: never start faster than asked.
-      this.intervalNanos = perNanos / permits + (perNanos % permits == 0 ? 0 : 1);
+      return perNanos / permits + (perNanos % permits == 0 ? 0 : 1);
+    }
+
+    /**
+     * Makes the pacer learn its rate, with the default congestion controller ({@link
+     * Congestion#AIMD}, chosen by measurement in the simulator's queue model): see {@link Pacer}. A
+     * rate set with {@link #withRate} becomes the ceiling.
+     *
+     * @return this builder
+     */
+    public Builder adaptive() {
+      return adaptive(Congestion.AIMD);
+    }
+
+    /**
+     * Makes the pacer learn its rate with the given congestion controller.
+     *
+     * @param congestion how the rate reacts to throttles
+     * @return this builder
+     * @throws NullPointerException if {@code congestion} is null
+     */
+    public Builder adaptive(Congestion congestion) {
+      this.congestion = Objects.requireNonNull(congestion, "congestion cannot be null");
+      return this;
+    }
+
+    /**
+     * Sets the slowest rate an adaptive pacer goes down to, whatever the server says; default 1
+     * start per 2 s (the AWS SDKs' floor). A server that wants less says so with a pause ({@code
+     * Retry-After}), which still applies.
+     *
+     * @param permits starts per period, &ge; 1
+     * @param per the period, &gt; 0
+     * @return this builder
+     * @throws NullPointerException if {@code per} is null
+     * @throws IllegalArgumentException if {@code permits} &lt; 1 or {@code per} is not positive
+     */
+    public Builder withSlowestRate(int permits, Duration per) {
+      this.slowestIntervalNanos = intervalOf(permits, per, "slowest rate");
       return this;
     }
 
@@ -197,12 +363,23 @@ public interface Pacer {
      * Builds the pacer.
      *
      * @return a new pacer
-     * @throws IllegalStateException if no rate was set, or if {@code (burst - 1) * interval} does
-     *     not fit a long of nanoseconds
+     * @throws IllegalStateException if no rate was set on a fixed-rate pacer, or if {@code (burst -
+     *     1) * interval} does not fit a long of nanoseconds
      */
     public Pacer build() {
+      PacerState schedule = state == null ? PacerState.inMemory() : state;
+      if (congestion != null) {
+        return new AdaptivePacer(
+            congestion,
+            intervalNanos == 0 ? 1 : intervalNanos,
+            Math.max(slowestIntervalNanos, intervalNanos),
+            burst,
+            schedule,
+            time);
+      }
       if (intervalNanos == 0) {
-        throw new IllegalStateException("rate must be set: call withRate(permits, per)");
+        throw new IllegalStateException(
+            "rate must be set: call withRate(permits, per), or adaptive() to learn it");
       }
       long tolerance;
       try {
@@ -216,8 +393,7 @@ public interface Pacer {
                 + " ns) must fit a long of nanoseconds",
             overflow);
       }
-      return new PacerImpl(
-          intervalNanos, burst, tolerance, state == null ? PacerState.inMemory() : state, time);
+      return new PacerImpl(intervalNanos, burst, tolerance, schedule, time);
     }
   }
 }

@@ -30,9 +30,7 @@ final class PacerImpl implements Pacer {
 
   @Override
   public long tryAcquire(long nowNanos, long maxWaitNanos) {
-    if (maxWaitNanos < 0) {
-      throw new IllegalArgumentException("maxWaitNanos must be >= 0: " + maxWaitNanos + " ns");
-    }
+    requireMaxWait(maxWaitNanos);
     return state.reserve(nowNanos, intervalNanos, toleranceNanos, maxWaitNanos);
   }
 
@@ -58,21 +56,33 @@ final class PacerImpl implements Pacer {
 
   @Override
   public Optional<Instant> pausedUntil() {
-    long left = pauseNanosLeft();
-    return left == 0 ? Optional.empty() : Optional.of(time.clock().instant().plusNanos(left));
+    return pausedUntil(state, time);
   }
 
   @Override
   public Duration pauseRemaining() {
-    return Duration.ofNanos(pauseNanosLeft());
+    return Duration.ofNanos(pauseNanosLeft(state, time));
   }
 
-  /** The nanos from now until the pause ends, 0 if not paused. */
-  private long pauseNanosLeft() {
+  /** When the state's pause ends, read with {@code time}; empty if not paused. Every pacer's. */
+  static Optional<Instant> pausedUntil(PacerState state, TimeSource time) {
+    long left = pauseNanosLeft(state, time);
+    return left == 0 ? Optional.empty() : Optional.of(time.clock().instant().plusNanos(left));
+  }
+
+  /** The nanos from now until the state's pause ends, 0 if not paused. */
+  static long pauseNanosLeft(PacerState state, TimeSource time) {
     long until = state.pausedUntil();
     long now = time.ticker().read();
     // Compared as the state compares them; MIN_VALUE (never paused) is before any reading.
     return until <= now ? 0 : Nanos.saturatedAdd(until, -now);
+  }
+
+  /** Refuses a negative longest wait, as every pacer does. */
+  static void requireMaxWait(long maxWaitNanos) {
+    if (maxWaitNanos < 0) {
+      throw new IllegalArgumentException("maxWaitNanos must be >= 0: " + maxWaitNanos + " ns");
+    }
   }
 
   @Override

@@ -295,7 +295,9 @@ class PacerTest {
   void builderValidatesEachValueAndNamesIt() {
     assertThatThrownBy(() -> Pacer.of(0, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("permits must be >= 1: 0");
+        .hasMessage(
+            "permits must be >= 1 (a rate of 0 would start nothing; for an adaptive pacer without"
+                + " a ceiling, leave the rate unset): 0");
     assertThatThrownBy(() -> Pacer.of(1, Duration.ofMillis(-5)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("per must be > 0: -5 ms");
@@ -316,7 +318,7 @@ class PacerTest {
         .hasMessage("state cannot be null");
     assertThatThrownBy(() -> Pacer.builder().withBurst(2).build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("rate must be set: call withRate(permits, per)");
+        .hasMessage("rate must be set: call withRate(permits, per), or adaptive() to learn it");
     assertThatThrownBy(
             () ->
                 Pacer.builder()

@@ -30,6 +30,12 @@ import java.util.Optional;
  * @param rule the rule that decided, e.g. {@code http-503-unkeyed-write}
  * @param heldBack whether this was a write that may have reached the server and was therefore not
  *     sent again
+ * @param ambiguous whether the attempt may have reached the server without its outcome saying
+ *     whether the request took effect: a reset, a connection closed before an answer, a read
+ *     timeout, a truncated answer, or an answer that a proxy may have given after passing the
+ *     request on (408, 429, 500, 502, 503, 504: the rows the decision table retries only for
+ *     idempotent or keyed requests). A write with a key that the executor gives up on after such an
+ *     attempt is unresolved ({@link UnresolvedWriteException}); one without a key is held back
  * @param waitTime the wait chosen before the next attempt, when one follows
  * @param serverHint where the server's wait hint came from, e.g. {@code "Retry-After: 2"}
  * @param requestId the server's request id as {@code "Name: value"}
@@ -54,6 +60,7 @@ public record AttemptRecord(
     Verdict verdict,
     String rule,
     boolean heldBack,
+    boolean ambiguous,
     Optional<Duration> waitTime,
     Optional<String> serverHint,
     Optional<String> requestId,

@@ -1,15 +1,17 @@
 package dev.relent.http;
 
 import java.net.http.HttpHeaders;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Read access to a set of HTTP headers, independent of the client library: the decision table, the
- * server-hint reader and the log line only ever ask for the first value of a named header. Names
- * are matched ignoring ASCII case. Implementations must be thread-safe if shared, and must not
- * throw for any name.
+ * Read access to a set of HTTP headers, independent of the client library: the decision table and
+ * the log line ask for the first value of a named header; the server-hint reader also asks for
+ * every line of the structured {@code RateLimit} fields ({@link #all}), which a server may split
+ * over several lines. Names are matched ignoring ASCII case. Implementations must be thread-safe if
+ * shared, and must not throw for any name.
  */
 @FunctionalInterface
 public interface HeaderLookup {
@@ -26,6 +28,19 @@ public interface HeaderLookup {
   String first(String name);
 
   /**
+   * Returns every value of a header, one per field line, in the order received. The default gives
+   * the {@link #first} value alone; a view that can see every line should override it, or a field
+   * split over several lines is read from its first line only.
+   *
+   * @param name the header name, in any case
+   * @return the values; empty when the header is absent
+   */
+  default List<String> all(String name) {
+    String value = first(name);
+    return value == null ? List.of() : List.of(value);
+  }
+
+  /**
    * Views the JDK client's headers.
    *
    * @param headers the headers
@@ -34,13 +49,24 @@ public interface HeaderLookup {
    */
   static HeaderLookup of(HttpHeaders headers) {
     Objects.requireNonNull(headers, "headers cannot be null");
-    return name -> headers.firstValue(name).orElse(null);
+    return new HeaderLookup() {
+      @Override
+      public String first(String name) {
+        return headers.firstValue(name).orElse(null);
+      }
+
+      @Override
+      public List<String> all(String name) {
+        return headers.allValues(name);
+      }
+    };
   }
 
   /**
    * Views a map of header names to values, as most clients expose them. The map is searched
    * ignoring the case of its keys; null keys (the status line in {@code HttpURLConnection}) and
-   * null or empty value lists are skipped.
+   * null or empty value lists are skipped. {@link #all} gives the values of every key that matches,
+   * in the map's order.
    *
    * @param headers the headers; the view reads the map, it does not copy it
    * @return a view
@@ -48,20 +74,39 @@ public interface HeaderLookup {
    */
   static HeaderLookup of(Map<String, ? extends List<String>> headers) {
     Objects.requireNonNull(headers, "headers cannot be null");
-    return name -> {
-      List<String> exact = headers.get(name);
-      if (exact != null && !exact.isEmpty()) {
-        return exact.get(0);
-      }
-      for (Map.Entry<String, ? extends List<String>> e : headers.entrySet()) {
-        if (e.getKey() != null
-            && e.getKey().equalsIgnoreCase(name)
-            && e.getValue() != null
-            && !e.getValue().isEmpty()) {
-          return e.getValue().get(0);
+    return new HeaderLookup() {
+      @Override
+      public String first(String name) {
+        List<String> exact = headers.get(name);
+        if (exact != null && !exact.isEmpty()) {
+          return exact.get(0);
         }
+        for (Map.Entry<String, ? extends List<String>> e : headers.entrySet()) {
+          if (matches(e, name) && !e.getValue().isEmpty()) {
+            return e.getValue().get(0);
+          }
+        }
+        return null;
       }
-      return null;
+
+      @Override
+      public List<String> all(String name) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, ? extends List<String>> e : headers.entrySet()) {
+          if (matches(e, name)) {
+            for (String value : e.getValue()) {
+              if (value != null) {
+                out.add(value);
+              }
+            }
+          }
+        }
+        return out;
+      }
+
+      private boolean matches(Map.Entry<String, ? extends List<String>> e, String name) {
+        return e.getKey() != null && e.getKey().equalsIgnoreCase(name) && e.getValue() != null;
+      }
     };
   }
 }

@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -28,21 +30,31 @@ import java.util.Set;
  *       {@code 86400} on a 503 is passed on as it is: the executor then fails at once, saying how
  *       long the server asked for, instead of waiting a day.
  *   <li><b>Rate-limit headers</b>, on any status (a 200 announcing "0 left" slows the pacer before
- *       429s happen), the first family present:
+ *       429s happen), the first family present and well formed ({@link #rateLimits}):
  *       <ul>
- *         <li>{@code RateLimit: "default";r=0;t=30} (IETF httpapi draft, structured form; several
- *             items may be listed, the longest exhausted one counts) with {@code RateLimit-Policy:
- *             "default";q=100;w=60};
- *         <li>{@code RateLimit: limit=100, remaining=0, reset=30} (older draft, one field);
- *         <li>{@code RateLimit-Remaining} with {@code RateLimit-Reset} (older drafts: delta
- *             seconds) and {@code RateLimit-Policy: 100;w=60};
+ *         <li>{@code RateLimit: "default";r=0;t=30} with {@code RateLimit-Policy:
+ *             "default";q=100;w=60} (IETF httpapi draft {@code
+ *             draft-ietf-httpapi-ratelimit-headers}, Lists of Structured Fields, RFC 9651): each
+ *             item is a String naming its policy, with {@code r} (remaining, required) and {@code
+ *             t} (seconds to the end of the window), both non-negative Integers, and {@code pk}
+ *             (partition key) a Byte Sequence; a policy has {@code q} (quota, required), {@code w}
+ *             (window, above zero), {@code qu} (unit, a String) and {@code pk}; other parameters
+ *             are comments. Several items may be listed: the exhausted one with the longest {@code
+ *             t} counts;
+ *         <li>{@code RateLimit: limit=100, remaining=0, reset=30} (older drafts, a Dictionary of
+ *             non-negative Integers);
+ *         <li>{@code RateLimit-Remaining} with {@code RateLimit-Reset} (delta seconds) and {@code
+ *             RateLimit-Limit}, each an Integer Item, with {@code RateLimit-Policy: 100;w=60}
+ *             (older drafts);
  *         <li>{@code X-RateLimit-Remaining} with {@code X-RateLimit-Reset}, also spelled {@code
- *             X-Rate-Limit-*}: the reset is delta seconds, or epoch seconds when it is at least
- *             10<sup>9</sup> (GitHub), or epoch milliseconds when at least 10<sup>12</sup>;
- *             fractions are allowed; an epoch is measured against the response's {@code Date}.
+ *             X-Rate-Limit-*} (not structured): the reset is delta seconds, or epoch seconds when
+ *             it is at least 10<sup>9</sup> (GitHub), or epoch milliseconds when at least
+ *             10<sup>12</sup>; fractions are allowed; an epoch is measured against the response's
+ *             {@code Date}, and one already past is a reset of zero.
  *       </ul>
- *       Remaining 0 with a known reset gives {@link ServerHint#rateLimited} for the reset time.
- *       Remaining above 0 gives nothing (except on a 429, which is always a rate limit).
+ *       Remaining 0 with a reset still ahead gives {@link ServerHint#rateLimited} for the reset
+ *       time. Remaining above 0, or a reset already reached, gives nothing (except on a 429, which
+ *       is always a rate limit).
  *   <li>A 429 with neither gives {@code rateLimited(0)}: the backoff decides the wait.
  * </ol>
  *
@@ -55,10 +67,23 @@ import java.util.Set;
  * least as long as the threshold. A {@code Retry-After} on other statuses (a 503 for maintenance)
  * is never a quota. Bodies are never read.
  *
- * <p>Malformed values of any header are ignored, never an exception: no string makes {@link #read}
- * throw. Immutable and thread-safe.
+ * <p><b>Malformed input.</b> The structured fields ({@code RateLimit}, {@code RateLimit-Policy},
+ * {@code RateLimit-Limit/-Remaining/-Reset}) are parsed as RFC 9651 says, after joining a field's
+ * lines with {@code ", "}: a value that breaks the grammar (a stray character anywhere, a trailing
+ * comma, a 16-digit integer, an unknown escape) or the draft (a negative or fractional {@code r},
+ * {@code t}, {@code q} or {@code w}, an item that is not a String, a missing {@code r} or {@code
+ * q}) is ignored as a whole, never read in part, as the draft requires. So is a field longer than
+ * {@value #MAX_FIELD_LENGTH} characters in all: ignored, not cut. A negative {@code X-RateLimit-*}
+ * value is ignored. No string makes {@link #read} or {@link #rateLimits} throw. Immutable and
+ * thread-safe.
  */
 public final class ServerHints {
+  /**
+   * The longest {@code RateLimit} or {@code RateLimit-Policy} field read, in characters, all its
+   * lines together: {@value}. A longer field is ignored.
+   */
+  public static final int MAX_FIELD_LENGTH = 8192;
+
   private static final ServerHints DEFAULTS = builder().build();
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
   private static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
@@ -115,6 +140,7 @@ public final class ServerHints {
     Objects.requireNonNull(now, "now cannot be null");
     String date = ResponseFacts.first(headers, "Date");
     boolean tooMany = status == 429;
+    String scope = ResponseFacts.first(headers, "X-RateLimit-Scope");
     if (status >= 400) {
       String retryAfter = ResponseFacts.first(headers, "Retry-After");
       Optional<Duration> wait = RetryAfter.parse(retryAfter, now, date);
@@ -123,13 +149,13 @@ public final class ServerHints {
         if (!tooMany) {
           return ServerHint.retryAfter(wait.get(), source);
         }
-        return limit(
-            wait.get(), scopeWord(ResponseFacts.first(headers, "X-RateLimit-Scope")), source, now);
+        return limit(wait.get(), scopeWord(scope), source, now);
       }
     }
-    Limit limit = rateLimit(headers, now, date);
-    if (limit != null && (limit.remaining == 0 || tooMany) && limit.waitNanos >= 0) {
-      return limit(Duration.ofNanos(limit.waitNanos), limit.quotaScope, limit.source, now);
+    RateLimitStatus limit = decisive(statuses(headers, now, date), tooMany);
+    if (limit != null && (tooMany || !limit.reset().get().isZero())) {
+      boolean quota = scopeWord(scope) || longScope(limit);
+      return limit(limit.reset().get(), quota, limit.source(), now);
     }
     if (tooMany) {
       return ServerHint.rateLimited(Duration.ZERO, "HTTP 429");
@@ -137,8 +163,38 @@ public final class ServerHints {
     return null;
   }
 
+  /**
+   * The limit that decides the wait: the exhausted one with the longest reset; on a 429 with none
+   * exhausted, the first with a reset. Null when none applies.
+   */
+  private static RateLimitStatus decisive(List<RateLimitStatus> limits, boolean tooMany) {
+    RateLimitStatus best = null;
+    for (RateLimitStatus l : limits) {
+      if (l.exhausted()
+          && l.reset().isPresent()
+          && (best == null || l.reset().get().compareTo(best.reset().get()) > 0)) {
+        best = l;
+      }
+    }
+    if (best == null && tooMany) {
+      for (RateLimitStatus l : limits) {
+        if (l.reset().isPresent()) {
+          return l;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** Whether the limit's policy names a long scope or has a window of at least the threshold. */
+  private boolean longScope(RateLimitStatus limit) {
+    return (limit.policy().isPresent() && scopeWord(limit.policy().get()))
+        || (limit.window().isPresent()
+            && saturatedNanos(limit.window().get()) >= quotaThresholdNanos);
+  }
+
   private ServerHint limit(Duration wait, boolean quotaScope, String source, Instant now) {
-    if (quotaScope || wait.toNanos() > quotaThresholdNanos) {
+    if (quotaScope || saturatedNanos(wait) > quotaThresholdNanos) {
       return ServerHint.quotaExhausted(wait, plus(now, wait), source);
     }
     return ServerHint.rateLimited(wait, source);
@@ -149,153 +205,333 @@ public final class ServerHints {
     return wait.getSeconds() > 100L * 366 * 24 * 3600 ? null : now.plus(wait);
   }
 
-  /** One rate-limit family, read: remaining, the wait until reset (-1 unknown), where from. */
-  private static final class Limit {
-    long remaining = -1;
-    long waitNanos = -1;
-    boolean quotaScope;
-    String source;
+  /**
+   * Reads every rate limit a response states, from the first of these families that is present and
+   * well formed: {@code RateLimit} as the current draft's List (one status per item, joined with
+   * its {@code RateLimit-Policy} item by name); {@code RateLimit} as the older Dictionary {@code
+   * limit=100, remaining=0, reset=30}; {@code RateLimit-Remaining} with {@code RateLimit-Limit} and
+   * {@code RateLimit-Reset}; {@code X-RateLimit-*}; {@code X-Rate-Limit-*}; and last {@code
+   * RateLimit-Policy} alone (one status per policy, with no remaining). A malformed field, or one
+   * longer than {@value #MAX_FIELD_LENGTH} characters, counts as absent. This is what {@link #read}
+   * decides from, for a caller that paces by what the server says (remaining quota over the time to
+   * reset) before any 429 happens.
+   *
+   * @param headers the response headers; null counts as none
+   * @param now the local wall-clock time, against which an epoch reset is measured when the
+   *     response has no {@code Date}
+   * @return the limits, in the order the server listed them; empty when it states none
+   * @throws NullPointerException if {@code now} is null
+   */
+  public List<RateLimitStatus> rateLimits(HeaderLookup headers, Instant now) {
+    Objects.requireNonNull(now, "now cannot be null");
+    return statuses(headers, now, ResponseFacts.first(headers, "Date"));
   }
 
-  private Limit rateLimit(HeaderLookup headers, Instant now, String date) {
-    String scope = ResponseFacts.first(headers, "X-RateLimit-Scope");
-    String structured = ResponseFacts.first(headers, "RateLimit");
-    String policy = ResponseFacts.first(headers, "RateLimit-Policy");
-    if (structured != null) {
-      Limit l = structured(structured, policy);
-      if (l != null) {
-        l.source =
-            "RateLimit: " + structured + (policy == null ? "" : ", RateLimit-Policy: " + policy);
-        l.quotaScope |= scopeWord(scope);
-        return l;
+  private List<RateLimitStatus> statuses(HeaderLookup headers, Instant now, String date) {
+    String rateLimit = field(headers, "RateLimit");
+    String policyField = field(headers, "RateLimit-Policy");
+    List<Policy> policies = policyField == null ? null : policies(policyField);
+    String policySource =
+        policies == null ? "" : "RateLimit-Policy: " + ResponseFacts.sanitize(policyField);
+    if (policies == null) {
+      policies = List.of();
+    }
+    if (rateLimit != null) {
+      String source =
+          "RateLimit: "
+              + ResponseFacts.sanitize(rateLimit)
+              + (policySource.isEmpty() ? "" : ", " + policySource);
+      List<RateLimitStatus> current = currentDraft(rateLimit, policies, source);
+      if (current != null) {
+        return current;
+      }
+      RateLimitStatus older = olderDictionary(rateLimit, policies, source);
+      if (older != null) {
+        return List.of(older);
       }
     }
-    String remaining = ResponseFacts.first(headers, "RateLimit-Remaining");
-    if (remaining != null) {
-      String reset = ResponseFacts.first(headers, "RateLimit-Reset");
-      Limit l = new Limit();
-      l.remaining = integer(remaining);
-      l.waitNanos = reset == null ? -1 : decimalNanos(reset);
-      l.quotaScope = scopeWord(scope) || policyWindowIsQuota(policy, null);
-      l.source =
-          "RateLimit-Remaining: "
-              + remaining
-              + (reset == null ? "" : ", RateLimit-Reset: " + reset);
-      return l;
+    RateLimitStatus separate = separateFields(headers, policies);
+    if (separate != null) {
+      return List.of(separate);
     }
     for (String prefix : new String[] {"X-RateLimit-", "X-Rate-Limit-"}) {
-      String left = ResponseFacts.first(headers, prefix + "Remaining");
-      if (left == null) {
-        continue;
+      RateLimitStatus x = xRateLimit(headers, prefix, now, date);
+      if (x != null) {
+        return List.of(x);
       }
-      String reset = ResponseFacts.first(headers, prefix + "Reset");
-      Limit l = new Limit();
-      l.remaining = integer(left);
-      l.waitNanos = reset == null ? -1 : resetWait(reset, now, date);
-      l.quotaScope = scopeWord(scope);
-      l.source =
-          prefix + "Remaining: " + left + (reset == null ? "" : ", " + prefix + "Reset: " + reset);
-      return l;
     }
-    return null;
+    List<RateLimitStatus> out = new ArrayList<>();
+    for (Policy p : policies) {
+      out.add(status(p.name(), p.quota(), null, null, null, p, policySource));
+    }
+    return List.copyOf(out);
+  }
+
+  /** {@code RateLimit: "name";r=0;t=30, ...}: every item a String with {@code r}; else null. */
+  private static List<RateLimitStatus> currentDraft(
+      String value, List<Policy> policies, String source) {
+    List<StructuredFields.Member> members;
+    try {
+      members = StructuredFields.parseList(value);
+    } catch (StructuredFields.MalformedFieldException e) {
+      return null;
+    }
+    if (members.isEmpty()) {
+      return null;
+    }
+    List<RateLimitStatus> out = new ArrayList<>();
+    for (StructuredFields.Member m : members) {
+      if (!(m instanceof StructuredFields.Item)
+          || !(((StructuredFields.Item) m).value() instanceof String)) {
+        return null;
+      }
+      String name = (String) ((StructuredFields.Item) m).value();
+      Map<String, Object> params = m.parameters();
+      Long r = count(params.get("r"));
+      Object t = params.get("t");
+      Long reset = count(t);
+      Object pk = params.get("pk");
+      if (r == null || (t != null && reset == null)) {
+        return null;
+      }
+      if (pk != null && !(pk instanceof StructuredFields.ByteSequence)) {
+        return null;
+      }
+      Policy policy = null;
+      for (Policy p : policies) {
+        if (name.equals(p.name())) {
+          policy = p;
+          break;
+        }
+      }
+      out.add(
+          status(
+              name,
+              policy == null ? null : policy.quota(),
+              r,
+              reset == null ? null : Duration.ofSeconds(reset),
+              (StructuredFields.ByteSequence) pk,
+              policy,
+              source));
+    }
+    return List.copyOf(out);
   }
 
   /**
-   * The structured field: items {@code "name";r=0;t=30} separated by commas; or the older single
-   * field {@code limit=100, remaining=0, reset=30}.
+   * {@code RateLimit: limit=100, remaining=0, reset=30}, the older drafts' Dictionary; else null.
    */
-  private Limit structured(String value, String policy) {
-    List<String> items = split(value, ',');
-    Limit best = null;
-    Limit older = new Limit();
-    boolean olderSeen = false;
-    for (String item : items) {
-      List<String> parts = split(item, ';');
-      if (parts.isEmpty()) {
-        continue;
-      }
-      String first = parts.get(0);
-      if (first.startsWith("\"")) {
-        String name = unquote(first);
-        long r = -1;
-        long t = -1;
-        for (int i = 1; i < parts.size(); i++) {
-          String p = parts.get(i);
-          if (p.startsWith("r=")) {
-            r = integer(p.substring(2));
-          } else if (p.startsWith("t=")) {
-            t = decimalNanos(p.substring(2));
-          }
-        }
-        if (r < 0) {
-          continue;
-        }
-        Limit l = new Limit();
-        l.remaining = r;
-        l.waitNanos = t;
-        l.quotaScope = scopeWord(name) || policyWindowIsQuota(policy, name);
-        // The exhausted item with the longest wait decides; otherwise the first item.
-        if (best == null
-            || (l.remaining == 0 && (best.remaining != 0 || l.waitNanos > best.waitNanos))) {
-          best = l;
-        }
-      } else {
-        for (String p : parts) {
-          int eq = p.indexOf('=');
-          if (eq <= 0) {
-            continue;
-          }
-          String key = p.substring(0, eq).trim().toLowerCase(Locale.ROOT);
-          String v = p.substring(eq + 1);
-          if (key.equals("remaining")) {
-            older.remaining = integer(v);
-            olderSeen = true;
-          } else if (key.equals("reset")) {
-            older.waitNanos = decimalNanos(v);
-          }
-        }
-      }
+  private static RateLimitStatus olderDictionary(
+      String value, List<Policy> policies, String source) {
+    Map<String, StructuredFields.Member> members;
+    try {
+      members = StructuredFields.parseDictionary(value);
+    } catch (StructuredFields.MalformedFieldException e) {
+      return null;
     }
-    if (best != null) {
-      return best;
+    StructuredFields.Member remaining = members.get("remaining");
+    StructuredFields.Member limit = members.get("limit");
+    StructuredFields.Member reset = members.get("reset");
+    Long r = count(remaining);
+    Long l = count(limit);
+    Long t = count(reset);
+    if (r == null || (limit != null && l == null) || (reset != null && t == null)) {
+      return null;
     }
-    if (olderSeen && older.remaining >= 0) {
-      older.quotaScope = policyWindowIsQuota(policy, null);
-      return older;
-    }
-    return null;
+    return olderForm(l, r, t, policies, source);
   }
 
-  /** Whether the policy item named {@code name} (or any unnamed one) has a long window or name. */
-  private boolean policyWindowIsQuota(String policy, String name) {
-    if (policy == null) {
-      return false;
+  /** {@code RateLimit-Remaining} with {@code RateLimit-Limit} and {@code RateLimit-Reset}. */
+  private static RateLimitStatus separateFields(HeaderLookup headers, List<Policy> policies) {
+    String remaining = field(headers, "RateLimit-Remaining");
+    Long r = remaining == null ? null : integerItem(remaining);
+    if (r == null) {
+      return null;
     }
-    for (String item : split(policy, ',')) {
-      List<String> parts = split(item, ';');
-      if (parts.isEmpty()) {
-        continue;
+    String limit = field(headers, "RateLimit-Limit");
+    String reset = field(headers, "RateLimit-Reset");
+    Long l = limit == null ? null : integerItem(limit);
+    Long t = reset == null ? null : integerItem(reset);
+    String source =
+        "RateLimit-Remaining: "
+            + ResponseFacts.sanitize(remaining)
+            + (reset == null ? "" : ", RateLimit-Reset: " + ResponseFacts.sanitize(reset));
+    return olderForm(l, r, t, policies, source);
+  }
+
+  /**
+   * A limit of the older drafts, with the older policy that matches it ({@link #unnamedPolicy}).
+   */
+  private static RateLimitStatus olderForm(
+      Long limit, long remaining, Long resetSeconds, List<Policy> policies, String source) {
+    Policy policy = unnamedPolicy(policies, limit);
+    return status(
+        null,
+        limit != null ? limit : policy == null ? null : policy.quota(),
+        remaining,
+        resetSeconds == null ? null : Duration.ofSeconds(resetSeconds),
+        null,
+        policy,
+        source);
+  }
+
+  /** {@code X-RateLimit-Remaining} with {@code -Limit} and {@code -Reset}: not structured. */
+  private static RateLimitStatus xRateLimit(
+      HeaderLookup headers, String prefix, Instant now, String date) {
+    String left = ResponseFacts.first(headers, prefix + "Remaining");
+    long r = left == null ? -1 : integer(left);
+    if (r < 0) {
+      return null;
+    }
+    String reset = ResponseFacts.first(headers, prefix + "Reset");
+    String limit = ResponseFacts.first(headers, prefix + "Limit");
+    long waitNanos = reset == null ? -1 : resetWait(reset, now, date);
+    long l = limit == null ? -1 : integer(limit);
+    String source =
+        prefix + "Remaining: " + left + (reset == null ? "" : ", " + prefix + "Reset: " + reset);
+    return status(
+        null,
+        l < 0 ? null : l,
+        r,
+        waitNanos < 0 ? null : Duration.ofNanos(waitNanos),
+        null,
+        null,
+        source);
+  }
+
+  private static RateLimitStatus status(
+      String name,
+      Long limit,
+      Long remaining,
+      Duration reset,
+      StructuredFields.ByteSequence pk,
+      Policy policy,
+      String source) {
+    if (pk == null && policy != null) {
+      pk = policy.partitionKey();
+    }
+    return new RateLimitStatus(
+        Optional.ofNullable(name),
+        limit == null ? OptionalLong.empty() : OptionalLong.of(limit),
+        remaining == null ? OptionalLong.empty() : OptionalLong.of(remaining),
+        Optional.ofNullable(reset),
+        Optional.ofNullable(policy == null ? null : policy.window()),
+        Optional.ofNullable(pk == null ? null : pk.base64()),
+        policy == null ? RateLimitStatus.REQUESTS : policy.unit(),
+        source);
+  }
+
+  /** One quota policy of {@code RateLimit-Policy}; {@code name} null in the older form. */
+  private record Policy(
+      String name,
+      long quota,
+      Duration window,
+      String unit,
+      StructuredFields.ByteSequence partitionKey) {}
+
+  /**
+   * {@code RateLimit-Policy}: a List of {@code "name";q=100;w=60} (current draft) or {@code
+   * 100;w=60} (older drafts); null when malformed or empty (then the whole field is ignored).
+   */
+  private static List<Policy> policies(String value) {
+    List<StructuredFields.Member> members;
+    try {
+      members = StructuredFields.parseList(value);
+    } catch (StructuredFields.MalformedFieldException e) {
+      return null;
+    }
+    if (members.isEmpty()) {
+      return null;
+    }
+    List<Policy> out = new ArrayList<>();
+    for (StructuredFields.Member m : members) {
+      if (!(m instanceof StructuredFields.Item)) {
+        return null;
       }
-      String first = parts.get(0);
-      boolean named = first.startsWith("\"");
-      String policyName = named ? unquote(first) : null;
-      if (name != null && named && !name.equals(policyName)) {
-        continue;
+      Object v = ((StructuredFields.Item) m).value();
+      Map<String, Object> params = m.parameters();
+      String name = v instanceof String ? (String) v : null;
+      Long quota = name != null ? count(params.get("q")) : count(v);
+      Object w = params.get("w");
+      Long window = count(w);
+      Object qu = params.get("qu");
+      Object pk = params.get("pk");
+      if (quota == null
+          || (w != null && (window == null || window == 0))
+          || (qu != null && !(qu instanceof String))
+          || (pk != null && !(pk instanceof StructuredFields.ByteSequence))) {
+        return null;
       }
-      if (named && scopeWord(policyName)) {
-        return true;
-      }
-      for (int i = 1; i < parts.size(); i++) {
-        String p = parts.get(i);
-        if (p.startsWith("w=")) {
-          long window = decimalNanos(p.substring(2));
-          if (window >= 0 && window >= quotaThresholdNanos) {
-            return true;
-          }
+      out.add(
+          new Policy(
+              name,
+              quota,
+              window == null ? null : Duration.ofSeconds(window),
+              qu == null ? RateLimitStatus.REQUESTS : (String) qu,
+              (StructuredFields.ByteSequence) pk));
+    }
+    return out;
+  }
+
+  /** The older form's policy: the one whose quota is the limit, else the first. */
+  private static Policy unnamedPolicy(List<Policy> policies, Long limit) {
+    Policy first = null;
+    for (Policy p : policies) {
+      if (p.name() == null) {
+        if (limit != null && p.quota() == limit) {
+          return p;
         }
+        first = first == null ? p : first;
       }
     }
-    return false;
+    return first;
+  }
+
+  /** A non-negative Integer, bare or as an Item's value; null otherwise. */
+  private static Long count(Object value) {
+    Object v =
+        value instanceof StructuredFields.Item ? ((StructuredFields.Item) value).value() : value;
+    return v instanceof Long && (Long) v >= 0 ? (Long) v : null;
+  }
+
+  /** A field whose value is a non-negative Integer Item ({@code RateLimit-Remaining: 0}). */
+  private static Long integerItem(String value) {
+    try {
+      return count(StructuredFields.parseItem(value));
+    } catch (StructuredFields.MalformedFieldException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Every line of a structured field joined with {@code ", "}, unsanitised; null when absent, when
+   * the lookup fails, or when longer than {@link #MAX_FIELD_LENGTH} (ignored, never cut).
+   */
+  private static String field(HeaderLookup headers, String name) {
+    if (headers == null) {
+      return null;
+    }
+    List<String> lines;
+    try {
+      lines = headers.all(name);
+    } catch (RuntimeException e) {
+      return null; // a broken header view counts as no header
+    }
+    if (lines == null || lines.isEmpty()) {
+      return null;
+    }
+    List<String> kept = new ArrayList<>(lines.size());
+    long length = 0;
+    for (String line : lines) {
+      if (line == null) {
+        continue;
+      }
+      length += line.length() + (kept.isEmpty() ? 0 : 2);
+      if (length > MAX_FIELD_LENGTH) {
+        return null;
+      }
+      kept.add(line);
+    }
+    return kept.isEmpty() ? null : StructuredFields.join(kept);
   }
 
   private boolean scopeWord(String value) {
@@ -412,35 +648,6 @@ public final class ServerHints {
       end--;
     }
     return value.substring(start, end);
-  }
-
-  private static String unquote(String token) {
-    String s = token.trim();
-    if (s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
-      return s.substring(1, s.length() - 1);
-    }
-    return s.startsWith("\"") ? s.substring(1) : s;
-  }
-
-  /** Splits on a separator outside double quotes, trimming each piece and dropping empty ones. */
-  private static List<String> split(String value, char separator) {
-    List<String> out = new ArrayList<>();
-    boolean quoted = false;
-    int start = 0;
-    // Hostile headers may be long; the sanitised value is at most 200 characters anyway.
-    for (int i = 0; i <= value.length(); i++) {
-      char c = i < value.length() ? value.charAt(i) : separator;
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == separator && (!quoted || i == value.length())) {
-        String piece = trim(value.substring(start, i));
-        if (!piece.isEmpty()) {
-          out.add(piece);
-        }
-        start = i + 1;
-      }
-    }
-    return out;
   }
 
   private static long saturatedNanos(Duration d) {

@@ -54,6 +54,25 @@ class DocsExamplesTest {
   }
 
   @Test
+  void rateLimitStatus() {
+    Map<String, List<String>> rateHeaders =
+        Map.of(
+            "RateLimit-Policy", List.of("\"hour\";q=1000;w=3600, \"day\";q=5000;w=86400"),
+            "RateLimit", List.of("\"day\";r=100;t=36000"));
+    List<RateLimitStatus> limits =
+        ServerHints.ofDefaults()
+            .rateLimits(HeaderLookup.of(rateHeaders), Instant.parse("2026-01-01T00:00:00Z"));
+    RateLimitStatus day = limits.get(0);
+    // day.policy(): "day", limit(): 5000, remaining(): 100, reset(): 10 h, window(): 1 day
+    assertThat(limits).hasSize(1);
+    assertThat(day.policy()).contains("day");
+    assertThat(day.limit()).hasValue(5000);
+    assertThat(day.remaining()).hasValue(100);
+    assertThat(day.reset()).contains(Duration.ofHours(10));
+    assertThat(day.window()).contains(Duration.ofDays(1));
+  }
+
+  @Test
   void redactor() {
     Redactor redactor =
         Redactor.builder()

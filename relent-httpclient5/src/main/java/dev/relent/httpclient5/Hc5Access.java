@@ -4,6 +4,8 @@ import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.ResponseAccess;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpResponse;
 
@@ -53,9 +55,21 @@ final class Hc5Access implements ResponseAccess<HttpResponse> {
 
   @Override
   public HeaderLookup headers(HttpResponse response) {
-    return name -> {
-      Header h = response.getFirstHeader(name);
-      return h == null ? null : h.getValue();
+    return new HeaderLookup() {
+      @Override
+      public String first(String name) {
+        Header h = response.getFirstHeader(name);
+        return h == null ? null : h.getValue();
+      }
+
+      @Override
+      public List<String> all(String name) {
+        List<String> out = new ArrayList<>();
+        for (Header h : response.getHeaders(name)) {
+          out.add(h.getValue());
+        }
+        return out;
+      }
     };
   }
 

@@ -5,6 +5,7 @@ import dev.relent.http.HeaderLookup;
 import dev.relent.http.Idempotency;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.ResponseAccess;
+import java.util.List;
 import okhttp3.Response;
 
 /**
@@ -48,7 +49,19 @@ final class OkHttpAccess implements ResponseAccess<Response> {
 
   @Override
   public HeaderLookup headers(Response response) {
-    return response::header;
+    return new HeaderLookup() {
+      @Override
+      public String first(String name) {
+        // Response.header(name) gives the last value; the lookup promises the first.
+        List<String> values = response.headers(name);
+        return values.isEmpty() ? null : values.get(0);
+      }
+
+      @Override
+      public List<String> all(String name) {
+        return response.headers(name);
+      }
+    };
   }
 
   @Override

@@ -95,6 +95,12 @@ public final class Contention
      */
     DECORRELATED(Jitter.DECORRELATED),
     /**
+     * The study's own decorrelated formula, not Relent's: {@code s = min(cap, U(base, 3 * s))},
+     * starting from {@code s = base}; a draw above the cap becomes exactly the cap. Computed here,
+     * beside Relent's {@link #DECORRELATED}.
+     */
+    AWS_DECORRELATED(null),
+    /**
      * Relent's default policy run by the real executor on virtual time (base 500 ms, cap 30 s, full
      * jitter, at most 5 retries, 30 s deadline): a client may give up.
      */
@@ -227,7 +233,7 @@ public final class Contention
       failures++;
       int r = ++retry[client];
       long sleep = 0;
-      if (strategy.backoff != null) {
+      if (strategy != Strategy.NONE) {
         sleep = studySleep(strategy, r, previous[client], jitter.nextDouble());
         previous[client] = sleep;
       }
@@ -250,6 +256,11 @@ public final class Contention
    * @return the sleep in nanoseconds
    */
   static long studySleep(Strategy strategy, int n, long previousNanos, double draw) {
+    if (strategy == Strategy.AWS_DECORRELATED) {
+      long base = BASE.toNanos();
+      long upper = Math.multiplyExact(3L, previousNanos);
+      return Math.min(CAP.toNanos(), base + (long) (draw * (upper - base)));
+    }
     Backoff backoff = strategy.backoff;
     return backoff == null ? 0 : backoff.delayNanos(n + 1, previousNanos, draw);
   }

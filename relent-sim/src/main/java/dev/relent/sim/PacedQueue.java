@@ -72,12 +72,16 @@ public final class PacedQueue
           Metric.text("strategy", r -> r.strategy().label()),
           Metric.text("scenario", r -> r.scenario().label()),
           Metric.number("time_s", "time (s)", Row::timeSeconds, decimals(2), decimals(1)),
-          Metric.csvOnly("limit_s", r -> String.valueOf(PHYSICAL_LIMIT_SECONDS)),
+          Metric.csvOnly("limit_s", r -> String.valueOf(r.scenario().limitSeconds())),
           Metric.tableOnly(
-              "vs " + PHYSICAL_LIMIT_SECONDS + " s limit",
-              r -> r.timeSeconds() / PHYSICAL_LIMIT_SECONDS,
+              "vs limit",
+              r -> r.timeSeconds() / r.scenario().limitSeconds(),
               v -> Numbers.fixed(v, 2) + "×"),
           Metric.number("throttled", "429s", Row::throttled, decimals(1), decimals(1)),
+          Metric.tableOnly(
+              "429s / requests",
+              r -> r.throttled() * 100 / REQUESTS,
+              v -> Numbers.fixed(v, 1) + " %"),
           Metric.number(
               "peak_concurrency",
               "peak concurrency",
@@ -91,12 +95,14 @@ public final class PacedQueue
               "other caller's 429s",
               Row::otherThrottled,
               decimals(1),
-              decimals(1)));
+              decimals(1)),
+          Metric.csvOnly("other_requests", r -> decimals(1).apply(r.otherRequests())));
 
   /**
    * The strategies, in the order of the table and the CSV; the tables, the CSV and the charts call
    * them by their {@link #label() labels}: {@code burst}, {@code fixed-90}, {@code relent-known},
-   * {@code relent-unknown}, {@code aimd}.
+   * {@code relent-unknown}, {@code aimd}, {@code aws-adaptive}, {@code relent-cubic}, {@code
+   * relent-aimd}, {@code relent-adaptive}.
    */
   public enum Strategy implements Legend {
     /**
@@ -121,9 +127,30 @@ public final class PacedQueue
      * 60/min, halving the rate on a 429 (at most once per second) and pausing for the {@code
      * Retry-After}.
      */
-    AIMD(0);
+    AIMD(0),
+    /**
+     * A reference that is not Relent: the AWS SDKs' adaptive retry mode as botocore implements it,
+     * with 8 workers. A client-side token bucket (fill rate = capacity = the allowed rate, at least
+     * 0.5/s) is enabled by the first throttle; the send rate is measured per 0.5 s and smoothed
+     * 0.8/0.2; CUBIC (beta 0.7, C 0.4) sets the allowed rate, at most twice the measured one. It
+     * reads neither {@code Retry-After} nor the RateLimit headers; a throttled request goes back to
+     * the head of the queue.
+     */
+    AWS_ADAPTIVE(0),
+    /**
+     * Relent's adaptive pacer ({@link Pacer.Congestion#CUBIC}), learning from 429s only (the
+     * headers are not read); a 429's {@code Retry-After} pauses it.
+     */
+    RELENT_CUBIC(-1),
+    /** The same with {@link Pacer.Congestion#AIMD}. */
+    RELENT_AIMD(-1),
+    /**
+     * {@link Pacer#adaptive()} as it comes, reading the {@code RateLimit} headers too: {@code
+     * remaining / reset} gives the rate before any 429. The limit is never told.
+     */
+    RELENT_ADAPTIVE(-1);
 
-    /** The pacer's rate per minute, or 0 for none. */
+    /** The pacer's rate per minute; 0 for none; -1 for an adaptive pacer without a ceiling. */
     private final int perMinute;
 
     Strategy(int perMinute) {
@@ -131,12 +158,37 @@ public final class PacedQueue
     }
   }
 
-  /** Whether this client has the account to itself. */
+  /** Whether this client has the account to itself, and how strict the server is. */
   public enum Scenario {
     /** This client alone on the account. */
-    ALONE,
-    /** Another caller on the same account sends a burst of 10 requests every 30 s. */
-    SHARED;
+    ALONE(PHYSICAL_LIMIT_SECONDS),
+    /**
+     * Another caller on the same account sends a burst of 10 requests every 30 s: 20 of the 120 per
+     * minute are its, so this client's physical limit is 600 at 100/min, 360 s.
+     */
+    SHARED(REQUESTS * 60 / (LIMIT_PER_MINUTE - 20)),
+    /**
+     * A strict limiter, as nginx's {@code limit_req} with burst 0: a bucket of one token (one
+     * request every 500 ms, none saved up), every 429 with {@code Retry-After: 1}, and no
+     * rate-limit headers. Alone on the account.
+     */
+    STRICT(PHYSICAL_LIMIT_SECONDS);
+
+    private final int limitSeconds;
+
+    Scenario(int limitSeconds) {
+      this.limitSeconds = limitSeconds;
+    }
+
+    /**
+     * Returns the physical limit: the least time in which this client's {@value #REQUESTS} requests
+     * can succeed, in seconds.
+     *
+     * @return 300 alone and strict, 360 shared
+     */
+    public int limitSeconds() {
+      return limitSeconds;
+    }
 
     /**
      * Returns the name as the table and the CSV spell it.
@@ -182,7 +234,7 @@ public final class PacedQueue
     List<Double> done = soFar(m, 0);
     List<Double> rejected = soFar(m, 1);
     return new Row(
-        cell.strategy(), cell.scenario(), f[0], f[1], f[2], f[3], f[4], f[5], done, rejected);
+        cell.strategy(), cell.scenario(), f[0], f[1], f[2], f[3], f[4], f[5], f[6], done, rejected);
   }
 
   @Override
@@ -227,32 +279,49 @@ public final class PacedQueue
     Sample sample() {
       return new Sample(
           new double[] {
-            completionNanos / 1e9, throttled, peakConcurrency, attempts, failed, otherThrottled
+            completionNanos / 1e9,
+            throttled,
+            peakConcurrency,
+            attempts,
+            failed,
+            otherThrottled,
+            otherAccepted + otherThrottled
           },
           donePerStep,
           throttledPerStep);
     }
   }
 
-  /** The server: a token bucket, kept in exact nanoseconds of credit. */
+  /**
+   * The server: a token bucket, kept in exact nanoseconds of credit; {@value #BUCKET} tokens, or
+   * one for the strict limiter.
+   */
   static final class Server {
     private final Simulation sim;
     private final SplittableRandom rng;
-    private long credit = BUCKET * TOKEN_NANOS;
+    private final boolean strict;
+    private final long full;
+    private long credit;
     private long updated;
 
-    Server(Simulation sim, SplittableRandom rng) {
+    Server(Simulation sim, SplittableRandom rng, boolean strict) {
       this.sim = sim;
       this.rng = rng;
+      this.strict = strict;
+      this.full = (strict ? 1 : BUCKET) * TOKEN_NANOS;
+      this.credit = full;
     }
 
     private void refill() {
       long now = sim.now();
-      credit = Math.min(BUCKET * TOKEN_NANOS, credit + (now - updated));
+      credit = Math.min(full, credit + (now - updated));
       updated = now;
     }
 
-    /** Takes a token: the remaining whole tokens (&ge; 0), or minus the Retry-After seconds. */
+    /**
+     * Takes a token: the remaining whole tokens (&ge; 0), or minus the Retry-After seconds (always
+     * 1 for the strict limiter).
+     */
     long take() {
       refill();
       if (credit >= TOKEN_NANOS) {
@@ -260,7 +329,20 @@ public final class PacedQueue
         return credit / TOKEN_NANOS;
       }
       long missing = TOKEN_NANOS - credit;
-      return -Math.max(1, (missing + SECOND - 1) / SECOND);
+      return strict ? -1 : -Math.max(1, (missing + SECOND - 1) / SECOND);
+    }
+
+    /**
+     * The {@code reset} of the RateLimit headers, right after {@link #take()}: the time until the
+     * bucket is full again, when every request allowed in the window is available once more.
+     */
+    long resetNanos() {
+      return full - credit;
+    }
+
+    /** Whether the server sends RateLimit headers; the strict limiter (nginx) sends none. */
+    boolean headers() {
+      return !strict;
     }
 
     long latency() {
@@ -268,13 +350,16 @@ public final class PacedQueue
     }
   }
 
-  /** A response: the status and the headers that matter here. */
-  record Response(int status, long retryAfterSeconds, long remaining) {}
+  /**
+   * A response: the status and the headers that matter here; {@code remaining} and {@code
+   * resetNanos} are -1 when the server sends no RateLimit headers.
+   */
+  record Response(int status, long retryAfterSeconds, long remaining, long resetNanos) {}
 
   static Trial trial(Strategy strategy, Scenario scenario, long seed) {
     SplittableRandom rng = new SplittableRandom(seed);
     Simulation sim = new Simulation();
-    Server server = new Server(sim, rng);
+    Server server = new Server(sim, rng, scenario == Scenario.STRICT);
     // succeeded, failed, attempts, throttled, accepted, otherAccepted, inFlight, peak, completion,
     // otherThrottled
     long[] c = new long[10];
@@ -306,22 +391,25 @@ public final class PacedQueue
           c[6]++;
           c[7] = Math.max(c[7], c[6]);
           long taken = server.take();
+          long reset = server.headers() ? server.resetNanos() : -1;
           if (taken >= 0) {
             c[4]++;
+            long remaining = server.headers() ? taken : -1;
             sim.after(
                 server.latency(),
                 () -> {
                   c[6]--;
-                  reply.complete(new Response(200, 0, taken));
+                  reply.complete(new Response(200, 0, remaining, reset));
                 });
           } else {
             c[3]++;
             throttled[step(sim.now())]++;
+            long remaining = server.headers() ? 0 : -1;
             sim.after(
                 REJECT_MILLIS * 1_000_000L,
                 () -> {
                   c[6]--;
-                  reply.complete(new Response(429, -taken, 0));
+                  reply.complete(new Response(429, -taken, remaining, reset));
                 });
           }
           return reply;
@@ -334,6 +422,8 @@ public final class PacedQueue
         };
     if (strategy == Strategy.AIMD) {
       aimd(sim, send, succeeded);
+    } else if (strategy == Strategy.AWS_ADAPTIVE) {
+      AwsAdaptive.run(sim, send, succeeded, REQUESTS, 8);
     } else {
       RelentExecutor<Response> executor = executor(strategy, sim, seed);
       for (int i = 0; i < REQUESTS; i++) {
@@ -362,6 +452,7 @@ public final class PacedQueue
 
   static RelentExecutor<Response> executor(Strategy strategy, Simulation sim, long seed) {
     boolean readsHeaders = strategy == Strategy.RELENT_KNOWN;
+    boolean readsQuota = strategy == Strategy.RELENT_ADAPTIVE;
     RetryPolicy policy =
         RetryPolicy.builder()
             .withMaxRetries(Integer.MAX_VALUE)
@@ -375,6 +466,20 @@ public final class PacedQueue
                 (r, failure) -> {
                   if (r == null) {
                     return null;
+                  }
+                  if (readsQuota && r.remaining() >= 0) {
+                    // RateLimit-Policy: 10;w=5 — the bucket refills 10 in every 5 s, so "10
+                    // more within 5 s" always holds.
+                    Duration window = Duration.ofNanos(BUCKET * TOKEN_NANOS);
+                    if (r.status() == 429) {
+                      return ServerHint.rateLimited(
+                              Duration.ofSeconds(r.retryAfterSeconds()), "Retry-After")
+                          .withQuota(BUCKET, window);
+                    }
+                    return r.remaining() == 0
+                        ? ServerHint.rateLimited(Duration.ofNanos(TOKEN_NANOS), "RateLimit")
+                            .withQuota(BUCKET, window)
+                        : ServerHint.quota(BUCKET, window, "RateLimit-Policy");
                   }
                   if (r.status() == 429) {
                     return ServerHint.rateLimited(
@@ -391,6 +496,14 @@ public final class PacedQueue
     if (strategy.perMinute > 0) {
       b.withPacer(Pacer.of(strategy.perMinute, Duration.ofMinutes(1)))
           .withConcurrencyLimit(ConcurrencyLimit.of(8));
+    } else if (strategy.perMinute < 0) {
+      Pacer pacer =
+          switch (strategy) {
+            case RELENT_CUBIC -> Pacer.builder().adaptive(Pacer.Congestion.CUBIC).build();
+            case RELENT_AIMD -> Pacer.builder().adaptive(Pacer.Congestion.AIMD).build();
+            default -> Pacer.adaptive();
+          };
+      b.withPacer(pacer).withConcurrencyLimit(ConcurrencyLimit.of(8));
     }
     return b.build();
   }
@@ -459,6 +572,7 @@ public final class PacedQueue
    * @param attempts our attempts, {@value #REQUESTS} plus the retries
    * @param failed requests that finally failed
    * @param otherThrottled 429s the other caller received ({@code shared} scenario)
+   * @param otherRequests the other caller's requests ({@code shared} scenario)
    * @param progress requests done by the end of each {@value #STEP_SECONDS} s step
    * @param throttledSoFar 429s received by the end of each step
    */
@@ -471,6 +585,7 @@ public final class PacedQueue
       double attempts,
       double failed,
       double otherThrottled,
+      double otherRequests,
       List<Double> progress,
       List<Double> throttledSoFar) {
     /**

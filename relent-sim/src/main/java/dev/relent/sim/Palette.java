@@ -23,6 +23,10 @@ final class Palette {
       case "full+budget+breaker", "relent-unknown" -> "#db2777";
       case "naive", "burst" -> "#111827";
       case "aimd" -> "#92400e";
+      case "aws-adaptive", "aws-decorrelated", "full+budget+throttle" -> "#ea580c";
+      case "relent-adaptive", "full+budget+quick-breaker" -> "#65a30d";
+      case "relent-aimd" -> "#0d9488";
+      case "relent-cubic" -> "#a16207";
       default -> REFERENCE;
     };
   }

@@ -59,6 +59,14 @@ final class QueueReport {
                 "requests done")
             .linesOnly()
             .marker(PacedQueue.PHYSICAL_LIMIT_SECONDS, "physical limit 300 s");
+    LineChart strict =
+        new LineChart(
+                "chart-progress-strict",
+                "Queue progress against a strict limiter (burst 0, Retry-After: 1)",
+                "time (s)",
+                "requests done")
+            .linesOnly()
+            .marker(PacedQueue.PHYSICAL_LIMIT_SECONDS, "physical limit 300 s");
     for (Row row : r.rows()) {
       // Each series starts at 0 at t = 0; the means are by the end of each step.
       double[] done = new double[steps + 1];
@@ -70,8 +78,10 @@ final class QueueReport {
       if (row.scenario() == Scenario.ALONE) {
         progress.series(row.strategy(), xs, done);
         throttled.series(row.strategy(), xs, rejected);
-      } else {
+      } else if (row.scenario() == Scenario.SHARED) {
         shared.series(row.strategy(), xs, done);
+      } else {
+        strict.series(row.strategy(), xs, done);
       }
     }
     Row burst = r.row(Strategy.BURST, Scenario.ALONE);
@@ -116,6 +126,12 @@ final class QueueReport {
             shared,
             "The same queue while another caller sends bursts of 10 requests every 30 s on the"
                 + " same account.")
+        .section("A strict limiter")
+        .figure(
+            strict,
+            "The same queue alone against a strict limiter, as nginx's limit_req with burst 0:"
+                + " one request every 500 ms and none saved up, every 429 with Retry-After: 1,"
+                + " no rate-limit headers.")
         .section("Numbers")
         .table("table-queue", r.table(r.rows()))
         .conclusion(

@@ -7,6 +7,7 @@ import dev.relent.Jitter;
 import dev.relent.RelentCounters;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.RetryBudget;
 import dev.relent.time.RandomSource;
@@ -63,6 +64,9 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
   /** How long the breaker stays open, in seconds. */
   public static final int BREAKER_OPEN_SECONDS = 2;
 
+  /** How long the quick breaker stays open, in milliseconds. */
+  public static final int QUICK_OPEN_MILLIS = 250;
+
   /** The width of one bin of the load chart, in milliseconds. */
   public static final int BIN_MILLIS = 250;
 
@@ -86,6 +90,16 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
               decimals(2),
               StormReport::recovery),
           Metric.number("failed", "failed requests", Row::failed, decimals(1), decimals(0)),
+          Metric.number(
+              "stall_requests",
+              "arrived in the stall",
+              Row::stallRequests,
+              decimals(1),
+              decimals(0)),
+          Metric.tableOnly(
+              "failed / stall",
+              r -> r.failed() / r.stallRequests(),
+              v -> Numbers.fixed(v, 2) + "×"),
           Metric.number("attempts", "attempts", Row::attempts, decimals(1), decimals(0)),
           Metric.number("requests", "requests", Row::requests, decimals(1), decimals(0)));
 
@@ -111,12 +125,23 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
      * probes) but open for {@value #BREAKER_OPEN_SECONDS} s instead of 30 s, on the order of the
      * outage.
      */
-    FULL_BUDGET_BREAKER;
+    FULL_BUDGET_BREAKER,
+    /**
+     * Full jitter and the budget with client-side adaptive throttling ({@link AdaptiveThrottle},
+     * Google SRE: reject here with probability {@code max(0, (requests - 2 accepts) / (requests +
+     * 1))} over 2 minutes).
+     */
+    FULL_BUDGET_THROTTLE,
+    /**
+     * Full jitter and the budget with a breaker whose probing is quick: open {@value
+     * #QUICK_OPEN_MILLIS} ms, then 3 probes.
+     */
+    FULL_BUDGET_QUICK_BREAKER;
 
     /** Returns the name with its parts joined by '+', as they add up: {@code full+budget}. */
     @Override
     public String label() {
-      return Legend.super.label().replace('-', '+');
+      return Legend.super.label().replace('-', '+').replace("quick+breaker", "quick-breaker");
     }
   }
 
@@ -144,7 +169,7 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
     double[] f = m.figures();
     // The load per second, so that the chart's unit does not depend on the bin width.
     List<Double> load = m.series(0, v -> v * 1000.0 / BIN_MILLIS);
-    return new Row(strategy, f[0], f[1], f[2], f[3], f[4], f[5], load);
+    return new Row(strategy, f[0], f[1], f[2], f[3], f[4], f[5], f[6], load);
   }
 
   @Override
@@ -185,6 +210,18 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
       long[] succeededPerSecond,
       long peakLoadPerSecond,
       int recoverySeconds) {
+    /**
+     * The requests that arrived while the service stalled: the failures no strategy can avoid
+     * without retrying them, the storm's physical limit.
+     */
+    long stallRequests() {
+      long n = 0;
+      for (int s = STALL_START_SECONDS; s < STALL_END_SECONDS; s++) {
+        n += arrivedPerSecond[s];
+      }
+      return n;
+    }
+
     /** The figures of a {@link Row} in its order, and the attempts per bin. */
     Sample sample() {
       return new Sample(
@@ -194,7 +231,8 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
             recoverySeconds,
             failed,
             attempts,
-            requests
+            requests,
+            stallRequests()
           },
           attemptsPerBin);
     }
@@ -220,6 +258,13 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
           CircuitBreaker.builder()
               .withOpenDuration(Duration.ofSeconds(BREAKER_OPEN_SECONDS))
               .build());
+    }
+    if (strategy == Strategy.FULL_BUDGET_QUICK_BREAKER) {
+      b.withCircuitBreaker(
+          CircuitBreaker.builder().withOpenDuration(Duration.ofMillis(QUICK_OPEN_MILLIS)).build());
+    }
+    if (strategy == Strategy.FULL_BUDGET_THROTTLE) {
+      b.withThrottle(AdaptiveThrottle.ofDefaults());
     }
     return b.build();
   }
@@ -348,6 +393,7 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
    * @param failed requests that finally failed
    * @param attempts attempts that reached the service
    * @param requests requests that arrived
+   * @param stallRequests requests that arrived during the stall
    * @param loadPerSecond the offered load in attempts per second, one value per {@value
    *     #BIN_MILLIS} ms bin from t = 0
    */
@@ -359,6 +405,7 @@ public final class Storm extends AbstractModel<Storm.Strategy, Storm.Row, Storm.
       double failed,
       double attempts,
       double requests,
+      double stallRequests,
       List<Double> loadPerSecond) {
     /**
      * Copies the series.

@@ -73,6 +73,8 @@ final class StormReport {
     Row full = r.row(Strategy.FULL);
     Row budget = r.row(Strategy.FULL_BUDGET);
     Row breaker = r.row(Strategy.FULL_BUDGET_BREAKER);
+    Row throttle = r.row(Strategy.FULL_BUDGET_THROTTLE);
+    Row quick = r.row(Strategy.FULL_BUDGET_QUICK_BREAKER);
     return new Html(
             "Retry storm: what retries do to a service that stalls",
             Storm.RATE_PER_SECOND
@@ -140,7 +142,24 @@ final class StormReport {
                 + "×) and recovered in "
                 + recovery(breaker.recoverySeconds())
                 + " s. Retries save requests from a short outage only while the service has"
-                + " spare capacity; budgets and breakers decide how much of it they may take.")
+                + " spare capacity; budgets and breakers decide how much of it they may take."
+                + " The stall itself fails the "
+                + fixed(quick.stallRequests(), 0)
+                + " requests that arrive during it unless they are retried: a breaker that probes"
+                + " every "
+                + Storm.QUICK_OPEN_MILLIS
+                + " ms failed "
+                + fixed(quick.failed(), 0)
+                + " ("
+                + fixed(quick.failed() / quick.stallRequests(), 2)
+                + "× that) at a peak of "
+                + fixed(quick.amplification(), 2)
+                + "×, while adaptive throttling with the budget failed "
+                + fixed(throttle.failed(), 0)
+                + " at "
+                + fixed(throttle.amplification(), 2)
+                + "×: over its 2-minute window a 5 s stall moves the rejection probability too"
+                + " little and too late.")
         .list(
             "Strategies",
             "<code>naive</code>: 3 retries at once (a 1 ns backoff).",
@@ -152,7 +171,13 @@ final class StormReport {
             "<code>full+budget+breaker</code>: plus a circuit breaker with the default thresholds"
                 + " (50 % of the last 100 calls, at least 20, 3 probes), open for "
                 + Storm.BREAKER_OPEN_SECONDS
-                + " s.")
+                + " s.",
+            "<code>full+budget+throttle</code>: full jitter, the budget and client-side adaptive"
+                + " throttling (Google SRE, K = 2 over 2 minutes).",
+            "<code>full+budget+quick-breaker</code>: full jitter, the budget and the breaker open"
+                + " for "
+                + Storm.QUICK_OPEN_MILLIS
+                + " ms only, so that it probes quickly and closes soon after the stall.")
         .page("Relent simulation: retry storm");
   }
 }

@@ -20,7 +20,8 @@ class ContentionTest {
             Strategy.EXPONENTIAL,
             Strategy.FULL,
             Strategy.EQUAL,
-            Strategy.DECORRELATED);
+            Strategy.DECORRELATED,
+            Strategy.AWS_DECORRELATED);
     for (Strategy strategy : Strategy.values()) {
       assertThat(strategy.study()).as(strategy.label()).isEqualTo(study.contains(strategy));
     }
@@ -82,10 +83,10 @@ class ContentionTest {
         Contention.builder().withSeed(3).withTrials(2).withClients(10, 20).build().run();
     String[] lines = r.csv().split("\n", -1);
     assertThat(lines[0]).isEqualTo("strategy,clients,calls,time_ms");
-    assertThat(lines).hasSize(1 + 7 * 2 + 1);
+    assertThat(lines).hasSize(1 + 8 * 2 + 1);
     assertThat(lines[lines.length - 1]).isEmpty();
     assertThat(lines[1]).matches("none,10,\\d+\\.\\d\\d,\\d+\\.\\d\\d");
-    assertThat(lines[14]).startsWith("relent-budget,20,");
+    assertThat(lines[16]).startsWith("relent-budget,20,");
     assertThat(Strategy.values())
         .extracting(Strategy::label)
         .containsExactly(
@@ -94,6 +95,7 @@ class ContentionTest {
             "full",
             "equal",
             "decorrelated",
+            "aws-decorrelated",
             "relent-default",
             "relent-budget");
   }
@@ -115,6 +117,8 @@ class ContentionTest {
                 + "equal,20,110.00,1955.99\n"
                 + "decorrelated,10,42.00,407.95\n"
                 + "decorrelated,20,100.50,752.46\n"
+                + "aws-decorrelated,10,42.00,407.95\n"
+                + "aws-decorrelated,20,100.50,752.46\n"
                 + "relent-default,10,21.50,889.40\n"
                 + "relent-default,20,50.50,1783.13\n"
                 + "relent-budget,10,21.50,889.40\n"
@@ -162,7 +166,7 @@ class ContentionTest {
         Contention.builder().withSeed(1).withTrials(2).withClients(10, 100).build().run();
     assertThat(r.table())
         .contains("at N = 100, relative to exponential backoff without jitter:")
-        .contains("strategy        calls  calls/expo  time_ms  time/expo")
+        .containsPattern("strategy\\s+calls\\s+calls/expo\\s+time_ms\\s+time/expo")
         .containsPattern("exponential\\s+\\d+\\s+1\\.00\\s+\\d+\\s+1\\.000");
   }
 

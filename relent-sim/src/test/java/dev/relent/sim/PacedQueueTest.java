@@ -67,8 +67,8 @@ class PacedQueueTest {
     assertThat(lines[0])
         .isEqualTo(
             "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
-                + "other_throttled");
-    assertThat(lines).hasSize(1 + 2 * Strategy.values().length);
+                + "other_throttled,other_requests");
+    assertThat(lines).hasSize(1 + Scenario.values().length * Strategy.values().length);
     assertThat(lines[2]).startsWith("fixed-90,alone,").contains(",300,0.0,");
     String other = PacedQueue.builder().withSeed(2).withTrials(3).build().run().csv();
     assertThat(other).isNotEqualTo(result.csv());
@@ -79,18 +79,35 @@ class PacedQueueTest {
     // Pinned: a change to the model, the executor or the writers that moves a number shows here.
     assertThat(result.csv())
         .isEqualTo(
-            "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,"
-                + "other_throttled\n"
-                + "burst,alone,309.13,300,8579.3,600.0,9179.3,0.0,0.0\n"
-                + "fixed-90,alone,401.64,300,0.0,5.0,600.0,0.0,0.0\n"
-                + "relent-known,alone,301.81,300,0.0,6.0,600.0,0.0,0.0\n"
-                + "relent-unknown,alone,315.38,300,744.7,8.0,1344.7,0.0,0.0\n"
-                + "aimd,alone,312.86,300,6.0,7.7,606.0,0.0,0.0\n"
-                + "burst,shared,316.91,300,8912.3,600.0,9512.3,0.0,87.0\n"
-                + "fixed-90,shared,410.98,300,14.0,5.0,614.0,0.0,0.0\n"
-                + "relent-known,shared,307.31,300,11.0,6.0,611.0,0.0,90.0\n"
-                + "relent-unknown,shared,322.38,300,802.0,7.0,1402.0,0.0,87.7\n"
-                + "aimd,shared,458.94,300,10.0,7.3,610.0,0.0,26.0\n");
+            ""
+                + "strategy,scenario,time_s,limit_s,throttled,peak_concurrency,attempts,failed,other_throttled,other_requests\n"
+                + "burst,alone,309.13,300,8579.3,600.0,9179.3,0.0,0.0,0.0\n"
+                + "fixed-90,alone,401.64,300,0.0,5.0,600.0,0.0,0.0,0.0\n"
+                + "relent-known,alone,301.81,300,0.0,6.0,600.0,0.0,0.0,0.0\n"
+                + "relent-unknown,alone,315.38,300,744.7,8.0,1344.7,0.0,0.0,0.0\n"
+                + "aimd,alone,312.86,300,6.0,7.7,606.0,0.0,0.0,0.0\n"
+                + "aws-adaptive,alone,297.65,300,107.3,8.0,707.3,0.0,0.0,0.0\n"
+                + "relent-cubic,alone,297.96,300,60.7,8.0,660.7,0.0,0.0,0.0\n"
+                + "relent-aimd,alone,298.89,300,7.7,8.0,607.7,0.0,0.0,0.0\n"
+                + "relent-adaptive,alone,308.22,300,0.0,8.0,600.0,0.0,0.0,0.0\n"
+                + "burst,shared,316.91,360,8912.3,600.0,9512.3,0.0,87.0,110.0\n"
+                + "fixed-90,shared,410.98,360,14.0,5.0,614.0,0.0,0.0,140.0\n"
+                + "relent-known,shared,307.31,360,11.0,6.0,611.0,0.0,90.0,110.0\n"
+                + "relent-unknown,shared,322.38,360,802.0,7.0,1402.0,0.0,87.7,110.0\n"
+                + "aimd,shared,458.94,360,10.0,7.3,610.0,0.0,26.0,156.7\n"
+                + "aws-adaptive,shared,310.43,360,112.3,8.0,712.3,0.0,84.3,110.0\n"
+                + "relent-cubic,shared,314.14,360,71.0,8.0,671.0,0.0,78.3,110.0\n"
+                + "relent-aimd,shared,335.11,360,25.3,8.0,625.3,0.0,45.7,120.0\n"
+                + "relent-adaptive,shared,337.09,360,14.7,8.0,614.7,0.0,56.7,120.0\n"
+                + "burst,strict,382.20,300,9431.7,600.0,10031.7,0.0,0.0,0.0\n"
+                + "fixed-90,strict,401.64,300,0.0,5.0,600.0,0.0,0.0,0.0\n"
+                + "relent-known,strict,301.81,300,0.0,6.0,600.0,0.0,0.0,0.0\n"
+                + "relent-unknown,strict,395.68,300,1126.3,6.0,1726.3,0.0,0.0,0.0\n"
+                + "aimd,strict,422.40,300,9.0,6.0,609.0,0.0,0.0,0.0\n"
+                + "aws-adaptive,strict,453.05,300,191.3,8.0,791.3,0.0,0.0,0.0\n"
+                + "relent-cubic,strict,577.56,300,208.0,8.0,808.0,0.0,0.0,0.0\n"
+                + "relent-aimd,strict,351.59,300,35.0,8.0,635.0,0.0,0.0,0.0\n"
+                + "relent-adaptive,strict,351.59,300,35.0,8.0,635.0,0.0,0.0,0.0\n");
   }
 
   @Test

@@ -61,7 +61,9 @@ class StormTest {
     assertThat(again).isEqualTo(result.csv());
     String[] lines = result.csv().split("\n");
     assertThat(lines[0])
-        .isEqualTo("strategy,amplification,extra_calls,recovery_s,failed,attempts,requests");
+        .isEqualTo(
+            "strategy,amplification,extra_calls,recovery_s,failed,stall_requests,attempts,"
+                + "requests");
     assertThat(lines).hasSize(1 + Strategy.values().length);
     assertThat(lines[1]).startsWith("naive,");
     assertThat(lines[5]).startsWith("full+budget+breaker,");
@@ -72,27 +74,26 @@ class StormTest {
     // Pinned: a change to the model, the executor or the writers that moves a number shows here.
     assertThat(result.csv())
         .isEqualTo(
-            "strategy,amplification,extra_calls,recovery_s,failed,attempts,requests\n"
-                + "naive,3.999,14805.0,0.00,4914.0,39723.0,24918.0\n"
-                + "backoff,3.896,23129.0,14.00,120.0,48047.0,24918.0\n"
-                + "full,4.659,26488.0,10.00,1038.0,51406.0,24918.0\n"
-                + "full+budget,1.613,1107.0,0.00,4920.0,26025.0,24918.0\n"
-                + "full+budget+breaker,1.124,3.0,2.00,6056.0,18930.0,24918.0\n");
+            ""
+                + "strategy,amplification,extra_calls,recovery_s,failed,stall_requests,attempts,requests\n"
+                + "naive,3.999,14805.0,0.00,4914.0,4940.0,39723.0,24918.0\n"
+                + "backoff,3.896,23129.0,14.00,120.0,4940.0,48047.0,24918.0\n"
+                + "full,4.659,26488.0,10.00,1038.0,4940.0,51406.0,24918.0\n"
+                + "full+budget,1.613,1107.0,0.00,4920.0,4940.0,26025.0,24918.0\n"
+                + "full+budget+breaker,1.124,3.0,2.00,6056.0,4940.0,18930.0,24918.0\n"
+                + "full+budget+throttle,1.580,1005.0,3.00,5716.0,4940.0,24964.0,24918.0\n"
+                + "full+budget+quick-breaker,1.127,8.0,1.00,5076.0,4940.0,19964.0,24918.0\n");
     assertThat(result.table())
         .endsWith(
             "\n\n"
-                + "strategy             peak load / normal  extra calls  recovery (s)  failed requests"
-                + "  attempts  requests\n"
-                + "naive                              4.00        14805           0.0             4914"
-                + "     39723     24918\n"
-                + "backoff                            3.90        23129          14.0              120"
-                + "     48047     24918\n"
-                + "full                               4.66        26488          10.0             1038"
-                + "     51406     24918\n"
-                + "full+budget                        1.61         1107           0.0             4920"
-                + "     26025     24918\n"
-                + "full+budget+breaker                1.12            3           2.0             6056"
-                + "     18930     24918\n");
+                + "strategy                   peak load / normal  extra calls  recovery (s)  failed requests  arrived in the stall  failed / stall  attempts  requests\n"
+                + "naive                                    4.00        14805           0.0             4914                  4940           0.99×     39723     24918\n"
+                + "backoff                                  3.90        23129          14.0              120                  4940           0.02×     48047     24918\n"
+                + "full                                     4.66        26488          10.0             1038                  4940           0.21×     51406     24918\n"
+                + "full+budget                              1.61         1107           0.0             4920                  4940           1.00×     26025     24918\n"
+                + "full+budget+breaker                      1.12            3           2.0             6056                  4940           1.23×     18930     24918\n"
+                + "full+budget+throttle                     1.58         1005           3.0             5716                  4940           1.16×     24964     24918\n"
+                + "full+budget+quick-breaker                1.13            8           1.0             5076                  4940           1.03×     19964     24918\n");
   }
 
   @Test

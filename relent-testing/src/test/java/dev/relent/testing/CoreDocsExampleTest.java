@@ -6,7 +6,10 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
+import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
 import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -81,6 +84,31 @@ class CoreDocsExampleTest {
     assertThat(calls).isEqualTo(1);
     assertThat(freeDuringTheCall).isZero();
     assertThat(limit.available()).isEqualTo(1);
+  }
+
+  @Test
+  void theAdaptivePacerAndTheOverloadExamplesBuild() {
+    // --- begin adaptive
+    Pacer pacer = Pacer.builder().adaptive().withRate(600, Duration.ofMinutes(1)).build();
+    RelentExecutor<Response> paced =
+        classified(RetryPolicy.ofDefaults())
+            .withPacer(pacer) // learns the rate, never above 600/min
+            .withConcurrencyLimit(ConcurrencyLimit.of(8))
+            .build();
+    // --- end
+    // --- begin overload
+    RelentExecutor<Response> guarded =
+        classified(RetryPolicy.ofDefaults())
+            .withRetryBudget(RetryBudget.ofDefaults())
+            .withCircuitBreaker(
+                CircuitBreaker.builder().withOpenDuration(Duration.ofMillis(250)).build())
+            .build();
+    // --- end
+
+    assertThat(pacer.isAdaptive()).isTrue();
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(100));
+    assertThat(paced.toString()).contains("adaptive=aimd");
+    assertThat(guarded.toString()).contains("openDuration=250 ms");
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Decision;
+import dev.relent.http.DecisionTable;
 import dev.relent.http.Fault;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.HttpFaultException;
@@ -147,6 +148,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
         verdict,
         decision.rule(),
         decision.notResent(),
+        ambiguous(decision),
         event.waitTime(),
         event.hint().or(() -> Optional.ofNullable(hint)).map(h -> clean(h.source(), redactor)),
         header(ResponseFacts.requestId(headers), redactor),
@@ -157,6 +159,17 @@ final class AttemptRecorder<R> implements RelentListener<R> {
         event.type() == RelentEvent.Type.FAILURE
             ? event.exception().map(RelentException::reason)
             : Optional.empty());
+  }
+
+  /**
+   * Whether the outcome leaves open whether the request took effect: its row is one that retries
+   * only idempotent or keyed requests (the request may have reached the server), and it was not
+   * accepted as the answer.
+   */
+  static boolean ambiguous(Decision decision) {
+    DecisionTable.Rule row = decision.tableRule();
+    return (row == DecisionTable.Rule.RETRY || row == DecisionTable.Rule.RETRY_WITH_RETRY_AFTER)
+        && (decision.isRetry() || decision.notResent());
   }
 
   private static String first(HeaderLookup headers) {

@@ -165,6 +165,23 @@ public final class HttpCall {
     return new HttpFaultException(method, endpoint, key != null, table, cause, redactor);
   }
 
+  /**
+   * Returns whether an attempt so far may have taken effect without an answer saying so ({@link
+   * AttemptRecord#ambiguous()}).
+   *
+   * @return true if one did
+   */
+  public boolean mayHaveTakenEffect() {
+    synchronized (records) {
+      for (AttemptRecord r : records) {
+        if (r.ambiguous()) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
   void startAttempt(int number) {
     this.attempt = number;
   }

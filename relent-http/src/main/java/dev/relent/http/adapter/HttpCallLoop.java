@@ -12,7 +12,9 @@ import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.HttpScopes;
+import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.UnresolvedWriteException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -39,8 +41,11 @@ import java.util.concurrent.TimeoutException;
  * {@code IllegalArgumentException} for a bad port, a bug): passed through unchanged, never retried.
  * When the executor gives up (retries used, deadline, server wait too long, quota, open breaker,
  * spent budget): its {@link RelentException}, unchecked, whose message names the last outcome with
- * the method and redacted endpoint. An interrupted wait: {@link InterruptedIOException} with the
- * interrupt flag set and the executor's exception as cause.
+ * the method and redacted endpoint; for a non-idempotent call (POST, PATCH) with an {@code
+ * Idempotency-Key} of which an attempt may have taken effect ({@link
+ * dev.relent.http.AttemptRecord#ambiguous()}), the {@link UnresolvedWriteException} that restates
+ * it with the key. An interrupted wait: {@link InterruptedIOException} with the interrupt flag set
+ * and the executor's exception as cause.
  *
  * <p>Built by {@link HttpAdapterBuilder#buildLoop}. Immutable and thread-safe.
  *
@@ -206,7 +211,9 @@ public final class HttpCallLoop<R> {
    * @throws InterruptedIOException if the thread was interrupted while waiting
    * @throws IOException the exchange's {@link Exchange#cancellation()} if the call was cancelled
    * @throws X a non-network failure the client reported checked
-   * @throws RelentException if the executor gave up
+   * @throws UnresolvedWriteException if the executor gave up on a keyed call after an attempt that
+   *     may have taken effect
+   * @throws RelentException if the executor gave up otherwise
    */
   public <X extends Exception> R execute(HttpCall call, Exchange<R, X> exchange)
       throws IOException, X {
@@ -327,7 +334,8 @@ public final class HttpCallLoop<R> {
 
   /**
    * What a give-up becomes for the caller: an interrupted wait, a held-back write, a network fault
-   * the table does not retry, the client's own checked failure, or the executor's exception.
+   * the table does not retry, the client's own checked failure, an unresolved keyed write, or the
+   * executor's exception.
    */
   private Throwable translate(HttpCall call, RelentException e) {
     if (e.reason() == RelentException.Reason.INTERRUPTED) {
@@ -344,6 +352,12 @@ public final class HttpCallLoop<R> {
       }
       HttpFaultException fault = HttpOutcomes.findFault(cause);
       return fault != null ? fault : cause;
+    }
+    if (call.key() != null
+        && !Idempotency.isIdempotent(call.method())
+        && call.mayHaveTakenEffect()) {
+      return new UnresolvedWriteException(
+          e, call.method(), call.endpoint(), call.key(), call.attemptRecords());
     }
     return e;
   }

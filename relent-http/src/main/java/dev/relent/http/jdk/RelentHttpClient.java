@@ -58,9 +58,12 @@ import java.util.concurrent.TimeoutException;
  * as the JDK threw it. When the executor gives up (retries used, deadline, server wait too long,
  * quota, open breaker, spent budget) its {@link RelentException} is thrown as it is, its message
  * naming the method and redacted endpoint; its {@code lastResult()} is the last response, its cause
- * the last {@link HttpFaultException}. The OkHttp and HttpClient 5 adapters throw the same types
- * for the same situations; the attempts are in {@link RelentHttpResponse#attemptRecords()} and
- * reach a listener set with {@link CallOptions.Builder#withAttemptListener}.
+ * the last {@link HttpFaultException}. When it gives up on a call with an {@code Idempotency-Key}
+ * after an attempt that may have taken effect (a read timeout, a reset, a 504), the write is
+ * unresolved: {@link dev.relent.http.UnresolvedWriteException}, a {@code RelentException} that adds
+ * the key to send it again with. The OkHttp and HttpClient 5 adapters throw the same types for the
+ * same situations; the attempts are in {@link RelentHttpResponse#attemptRecords()} and reach a
+ * listener set with {@link CallOptions.Builder#withAttemptListener}.
  *
  * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
  * it; {@link CallOptions} can give one ({@code withIdempotencyKey()}: a new random UUID); {@link

@@ -16,6 +16,7 @@ import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Fault;
 import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.UnresolvedWriteException;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
@@ -238,6 +239,10 @@ public abstract class HttpClientContract {
         "POST", uri, Map.of("Content-Type", "application/json"), "{\"amount\":100}", options);
   }
 
+  private Throwable payment(MockServer server, CallOptions options) {
+    return catchThrowable(() -> client().send(post(server.uri("/payments"), options)));
+  }
+
   private static CallOptions keyed() {
     return CallOptions.builder().withIdempotencyKey().build();
   }
@@ -333,6 +338,63 @@ public abstract class HttpClientContract {
         .allCarrySameHeader("Idempotency-Key");
     assertThat(keys(server, "/payments")).containsOnly(reply.idempotencyKey());
     assertThat(server).createdExactlyOnePerKey("payments").createdResources("payments", 1);
+  }
+
+  @Test
+  void aKeyedPostThatRunsOutOfRetriesAfterCreatingIsUnresolvedAndCarriesItsKey() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"status\":504},{\"fault\":\"reset\"}],\"cycle\":true}]}");
+    Throwable thrown =
+        payment(server, CallOptions.builder().withIdempotencyKey("order-4711-b").build());
+
+    // Not a failure: the payment exists, and the same key would get the server's first answer.
+    assertThat(thrown).isInstanceOf(UnresolvedWriteException.class);
+    UnresolvedWriteException e = (UnresolvedWriteException) thrown;
+    assertThat(e.idempotencyKey()).isEqualTo("order-4711-b");
+    assertThat(e.reason()).isEqualTo(RelentException.Reason.RETRIES_EXHAUSTED);
+    assertThat(e.attempts()).isEqualTo(4);
+    assertThat(e.method()).isEqualTo("POST");
+    assertThat(e.endpoint()).isEqualTo(server.uri("/payments").toString());
+    assertThat(e.getMessage())
+        .startsWith("gave up after 4 attempts in 3.5 s (last: connection reset (")
+        .endsWith(
+            "; unresolved: the write may have taken effect; safe to send again with key"
+                + " order-47…")
+        .doesNotContain("order-4711-b");
+    assertThat(e.attemptRecords()).hasSize(4).allMatch(AttemptRecord::ambiguous);
+    assertThat(e.attemptRecords().get(3).gaveUp())
+        .contains(RelentException.Reason.RETRIES_EXHAUSTED);
+    assertThat(keys(server, "/payments")).hasSize(4).containsOnly("order-4711-b");
+    assertThat(server).createdExactlyOnePerKey("payments").createdResources("payments", 1);
+  }
+
+  @Test
+  void aKeyedPostThatNeverReachedTheServerIsNotUnresolved() throws Exception {
+    URI closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, null)) {
+      closed = URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/payments");
+    }
+    Throwable thrown = catchThrowable(() -> client().send(post(closed, keyed())));
+    // Every attempt was refused: nothing can have taken effect, so the give-up is plain.
+    assertThat(thrown)
+        .isInstanceOf(RetriesExhaustedException.class)
+        .isNotInstanceOf(UnresolvedWriteException.class);
+    assertThat(((RelentException) thrown).lastRule()).contains("retry: io-connect-refused");
+  }
+
+  @Test
+  void anUnkeyedPostStaysHeldBackRatherThanUnresolved() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[],\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"status\":504}]}]}");
+    Throwable thrown = payment(server, CallOptions.builder().withoutIdempotencyKey().build());
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+    NotRetriedWriteException e = (NotRetriedWriteException) thrown;
+    assertThat(e.attemptRecords()).singleElement().matches(AttemptRecord::ambiguous);
+    assertThat(server).createdResources("payments", 1);
   }
 
   @Test

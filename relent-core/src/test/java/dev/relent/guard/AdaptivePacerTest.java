@@ -1,0 +1,170 @@
+package dev.relent.guard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AdaptivePacerTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final long NO_LIMIT = Long.MAX_VALUE;
+
+  @Test
+  void withoutACeilingItDoesNotPaceUntilTheServerSaysSomething() {
+    Pacer pacer = Pacer.adaptive();
+    assertThat(pacer.isAdaptive()).isTrue();
+    assertThat(pacer.holdsReservedStarts()).isTrue();
+    for (int i = 0; i < 100; i++) {
+      assertThat(pacer.tryAcquire(0, NO_LIMIT)).isLessThan(100);
+    }
+  }
+
+  @Test
+  void aQuotaGivesTheRateBeforeAnyThrottle() {
+    Pacer pacer = Pacer.adaptive();
+    // 10 more in the 5 s after the attempt sent at 0: one start every 500 ms.
+    pacer.observeQuota(0, 10, 5 * S);
+    long first = pacer.tryAcquire(S, NO_LIMIT);
+    assertThat(first).isZero();
+    assertThat(pacer.tryAcquire(S, NO_LIMIT)).isEqualTo(500 * MS);
+    assertThat(pacer.tryAcquire(S, NO_LIMIT)).isEqualTo(1000 * MS);
+  }
+
+  @Test
+  void aQuotaCountsTheStartsTheServerHadNotSeen() {
+    Pacer pacer = Pacer.adaptive();
+    // 4 starts after the attempt at 0 (1 ns apart, unpaced), then the answer to it: 6 left.
+    pacer.tryAcquire(0, NO_LIMIT);
+    for (int i = 1; i <= 4; i++) {
+      pacer.tryAcquire(i, NO_LIMIT);
+    }
+    pacer.observeQuota(0, 10, 6 * S);
+    // (6 s - the newest start) / 6 left: just under 1 s apart.
+    long next = pacer.tryAcquire(5, NO_LIMIT);
+    long after = pacer.tryAcquire(5, NO_LIMIT);
+    assertThat(after - next).isBetween(999 * MS, 1000 * MS);
+  }
+
+  @Test
+  void lyingQuotasNeverBeatTheCeilingNorStallPastTheSlowestRate() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(60, Duration.ofMinutes(1)).build();
+    // remaining far above any limit: still at most the ceiling, one per second.
+    pacer.observeQuota(0, 1_000_000_000L, S);
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isZero();
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(S);
+    // a reset in the past, or a negative count: ignored.
+    pacer.observeQuota(0, 5, -S);
+    pacer.observeQuota(0, -1, S);
+    pacer.observeQuota(0, 5, 0);
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(2 * S);
+    // a reset a year away: no slower than the slowest rate, 1 per 2 s.
+    Pacer slow = Pacer.adaptive();
+    slow.observeQuota(0, 10, 365L * 24 * 3600 * S);
+    slow.tryAcquire(0, NO_LIMIT);
+    assertThat(slow.tryAcquire(0, NO_LIMIT)).isEqualTo(2 * S);
+    // and never a wait past what the caller accepts: refused instead.
+    assertThat(slow.tryAcquire(0, S)).isNegative();
+  }
+
+  @Test
+  void aimdFallsOncePerRoundFromTheRateInUse() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).build();
+    long t = 0;
+    for (int i = 0; i < 40; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    assertThat(pacer.tryAcquire(t, NO_LIMIT)).isEqualTo(100 * MS);
+    long now = t + 100 * MS;
+    pacer.onThrottled(t, now);
+    // 0.9 x the send rate measured, just under 10/s: 111.1 ms apart. A second throttle of an
+    // attempt reserved at the old rate
+    // lowers nothing.
+    pacer.onThrottled(t + 100 * MS, now + MS);
+    long a = pacer.tryAcquire(now + 10 * S, NO_LIMIT);
+    long b = pacer.tryAcquire(now + 10 * S, NO_LIMIT);
+    assertThat(b - a).isBetween(111_111_112L, 111_200_000L);
+  }
+
+  @Test
+  void aimdGrowsWhileAnswersComeAndNeverPastTheCeiling() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).build();
+    long t = 0;
+    for (int i = 0; i < 20; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    pacer.onThrottled(t, t);
+    long slower = pacer.interval().toNanos();
+    for (int i = 0; i < 200; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+      pacer.onAccepted(t);
+    }
+    long faster = pacer.interval().toNanos();
+    assertThat(faster).isLessThan(slower).isGreaterThanOrEqualTo(100 * MS);
+  }
+
+  @Test
+  void cubicReturnsToTheRateOfTheThrottleAfterK() {
+    Pacer pacer =
+        Pacer.builder()
+            .adaptive(Pacer.Congestion.CUBIC)
+            .withRate(10, Duration.ofSeconds(1))
+            .build();
+    long t = 0;
+    for (int i = 0; i < 40; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    pacer.onThrottled(t, t);
+    // 0.7 x the send rate measured, just under 10/s.
+    assertThat(pacer.interval().toNanos()).isBetween(142_857_143L, 142_900_000L);
+    double k = Math.cbrt(10 * (1 - 0.7) / 0.4);
+    long back = t + (long) (k * S) + MS;
+    for (long at = t + 100 * MS; at < back; at += 100 * MS) {
+      pacer.tryAcquire(at, NO_LIMIT);
+    }
+    pacer.onAccepted(back);
+    // At t = K the curve is back at wMax, the ceiling: one start every 100 ms.
+    assertThat(pacer.interval().toNanos()).isBetween(100 * MS, 101 * MS);
+  }
+
+  @Test
+  void startsAfterAPauseAreSpreadAtTheLearnedRate() {
+    Pacer pacer = Pacer.adaptive();
+    pacer.observeQuota(0, 10, 5 * S);
+    pacer.pauseUntil(3 * S);
+    assertThat(pacer.pausedUntilNanos()).isEqualTo(3 * S);
+    assertThat(pacer.tryAcquire(S, NO_LIMIT)).isEqualTo(2 * S);
+    assertThat(pacer.tryAcquire(S, NO_LIMIT)).isEqualTo(2 * S + 500 * MS);
+    assertThat(pacer.tryAcquire(S, NO_LIMIT)).isEqualTo(3 * S);
+  }
+
+  @Test
+  void aFixedPacerIgnoresWhatTheServerSays() {
+    Pacer pacer = Pacer.of(60, Duration.ofMinutes(1));
+    assertThat(pacer.isAdaptive()).isFalse();
+    assertThat(pacer.holdsReservedStarts()).isFalse();
+    pacer.observeQuota(0, 1, 10 * S);
+    pacer.onThrottled(0, 0);
+    pacer.onAccepted(0);
+    pacer.tryAcquire(0, NO_LIMIT);
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isEqualTo(S);
+  }
+
+  @Test
+  void aCeilingOfZeroIsRefusedSayingWhatIsAllowed() {
+    assertThatThrownBy(() -> Pacer.builder().adaptive().withRate(0, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "permits must be >= 1 (a rate of 0 would start nothing; for an adaptive pacer without"
+                + " a ceiling, leave the rate unset): 0");
+    assertThatThrownBy(() -> Pacer.builder().withSlowestRate(-3, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("permits must be >= 1 (a slowest rate of -3");
+    assertThatThrownBy(() -> Pacer.builder().adaptive(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("congestion cannot be null");
+    assertThat(Pacer.builder().adaptive().withRate(2, Duration.ofSeconds(1)).build().toString())
+        .isEqualTo("Pacer[adaptive=aimd, interval=500 ms, ceiling=500 ms, burst=1]");
+  }
+}

@@ -1,0 +1,77 @@
+package dev.relent.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.sim.PacedQueue.Scenario;
+import dev.relent.sim.PacedQueue.Strategy;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The load-control targets, on the simulator's seeded figures (virtual time: exact numbers, no
+ * timing): the queue with the limit unknown, the storm with the recommended guards, and the choice
+ * of the adaptive pacer's default controller.
+ */
+class LoadControlTargetsTest {
+  private static PacedQueue.Result queue;
+
+  @BeforeAll
+  static void runOnce() {
+    queue = PacedQueue.builder().withSeed(1).withTrials(3).build().run();
+  }
+
+  @Test
+  void theAdaptivePacerFinishesTheQueueNearThePhysicalLimitWithoutKnowingIt() {
+    PacedQueue.Row row = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.ALONE);
+    assertThat(row.timeSeconds()).isLessThanOrEqualTo(1.05 * Scenario.ALONE.limitSeconds());
+    assertThat(row.throttled()).isLessThanOrEqualTo(0.01 * PacedQueue.REQUESTS);
+    // Sharing the account it stays near its own physical limit (600 at 100/min).
+    PacedQueue.Row shared = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.SHARED);
+    assertThat(shared.timeSeconds()).isLessThanOrEqualTo(1.15 * Scenario.SHARED.limitSeconds());
+  }
+
+  @Test
+  void aimdIsTheDefaultBecauseItPaysFewer429sThanCubicAndTheAwsMode() {
+    for (Scenario scenario : Scenario.values()) {
+      double aimd = queue.row(Strategy.RELENT_AIMD, scenario).throttled();
+      assertThat(aimd)
+          .as(scenario.label())
+          .isLessThan(queue.row(Strategy.RELENT_CUBIC, scenario).throttled())
+          .isLessThan(queue.row(Strategy.AWS_ADAPTIVE, scenario).throttled());
+    }
+    // Against the strict limiter, faster than every reference that learns the limit.
+    double strict = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.STRICT).timeSeconds();
+    assertThat(strict)
+        .isLessThan(queue.row(Strategy.AIMD, Scenario.STRICT).timeSeconds())
+        .isLessThan(queue.row(Strategy.AWS_ADAPTIVE, Scenario.STRICT).timeSeconds());
+  }
+
+  @Test
+  void aQuickBreakerWithTheBudgetHoldsTheStormNearNormalLoadAndLosesLittleMore() {
+    Storm.Result storm = Storm.builder().withSeed(1).withTrials(3).build().run();
+    Storm.Row quick = storm.row(Storm.Strategy.FULL_BUDGET_QUICK_BREAKER);
+    assertThat(quick.amplification()).isLessThanOrEqualTo(1.10);
+    assertThat(quick.failed()).isLessThanOrEqualTo(1.05 * quick.stallRequests());
+    // It beats the other guards on failures at no more load: the documented recommendation.
+    Storm.Row breaker = storm.row(Storm.Strategy.FULL_BUDGET_BREAKER);
+    Storm.Row throttle = storm.row(Storm.Strategy.FULL_BUDGET_THROTTLE);
+    assertThat(quick.failed()).isLessThan(breaker.failed()).isLessThan(throttle.failed());
+    assertThat(quick.amplification()).isLessThan(throttle.amplification());
+  }
+
+  @Test
+  void theStudysDecorrelatedFormulaAgreesWithRelentsUntilTheCap() {
+    Contention.Result r =
+        Contention.builder().withSeed(1).withTrials(20).withClients(10, 50).build().run();
+    for (int n : r.clients()) {
+      Contention.Row aws = r.row(Contention.Strategy.AWS_DECORRELATED, n);
+      Contention.Row relent = r.row(Contention.Strategy.DECORRELATED, n);
+      assertThat(aws.calls())
+          .as("N %d", n)
+          .isCloseTo(relent.calls(), org.assertj.core.data.Percentage.withPercentage(5));
+    }
+    // The study's form turns every draw above the cap into exactly the cap.
+    assertThat(Contention.studySleep(Contention.Strategy.AWS_DECORRELATED, 9, 1500_000_000L, 0.9))
+        .isEqualTo(Contention.CAP.toNanos());
+  }
+}

@@ -1,0 +1,115 @@
+package dev.relent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relent.HintExtractor;
+import dev.relent.RelentException;
+import dev.relent.RelentExecutor;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerHint;
+import dev.relent.guard.AdaptiveThrottle;
+import dev.relent.guard.Pacer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The executor feeds an adaptive pacer and a throttle what every attempt said. */
+class AdaptiveExecutorTest {
+
+  /** An executor on fake time that retries 429s, with the pacer and the hints given. */
+  private static RelentExecutor<Integer> paced(
+      FakeTime time, Pacer pacer, HintExtractor<Integer> hints) {
+    return RelentExecutor.<Integer>builder(RetryPolicy.ofDefaults())
+        .withTime(time)
+        .withPacer(pacer)
+        .retryIf(status -> status == 429)
+        .withHintExtractor(hints)
+        .build();
+  }
+
+  @Test
+  void aQuotaOnASuccessSetsTheRateAndA429PausesIt() {
+    FakeTime time = new FakeTime();
+    Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
+    AtomicInteger calls = new AtomicInteger();
+    RelentExecutor<Integer> executor =
+        paced(
+            time,
+            pacer,
+            (status, failure) ->
+                status == 429
+                    ? ServerHint.rateLimited(Duration.ofSeconds(1), "Retry-After: 1")
+                    : ServerHint.quota(10, Duration.ofSeconds(5), "RateLimit"));
+    assertThat(executor.get(() -> 200)).isEqualTo(200);
+    // 10 in the 5 s after the attempt: 500 ms apart.
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(500));
+    // A 429 and then a success: the retry waited for the pause; the quota still governs, since
+    // the slower of the quota and the controller does.
+    assertThat(executor.get(() -> calls.getAndIncrement() == 0 ? 429 : 200)).isEqualTo(200);
+    assertThat(time.sleeper().total()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void aThrottleWithoutAQuotaLowersTheRateBelowTheCeiling() {
+    FakeTime time = new FakeTime();
+    Pacer pacer =
+        Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).withTime(time).build();
+    AtomicInteger calls = new AtomicInteger();
+    RelentExecutor<Integer> executor =
+        paced(
+            time,
+            pacer,
+            (status, failure) ->
+                status == 429 ? ServerHint.rateLimited(Duration.ZERO, "HTTP 429") : null);
+    for (int i = 0; i < 5; i++) {
+      executor.get(() -> 200);
+    }
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(100));
+    assertThat(executor.get(() -> calls.getAndIncrement() == 0 ? 429 : 200)).isEqualTo(200);
+    assertThat(pacer.interval()).isGreaterThan(Duration.ofMillis(100));
+  }
+
+  @Test
+  void theThrottleRefusesLocallyOnceTheDownstreamRejectsMost() {
+    FakeTime time = new FakeTime();
+    RelentExecutor<Integer> executor =
+        RelentExecutor.<Integer>builder(RetryPolicy.builder().withMaxRetries(0).build())
+            .withTime(time.withRandom(() -> 0.0))
+            .withThrottle(AdaptiveThrottle.ofDefaults())
+            .retryIf(status -> status == 503)
+            .build();
+    int refused = 0;
+    for (int i = 0; i < 50; i++) {
+      try {
+        executor.get(() -> 503);
+      } catch (RelentException e) {
+        if (e.reason() == RelentException.Reason.THROTTLED) {
+          refused++;
+          assertThat(e.attempts()).isZero();
+          assertThat(e.getMessage()).startsWith("throttled before any attempt").contains("K 2");
+        }
+      }
+    }
+    // The first request finds p = 0; from the second on, every request is refused here.
+    assertThat(refused).isEqualTo(49);
+    assertThat(executor.counters().failuresByReason().get(RelentException.Reason.THROTTLED))
+        .isEqualTo(49);
+  }
+
+  @Test
+  void aQuotaHintWithNothingLeftPausesEveryone() {
+    ServerHint hint = ServerHint.quota(0, Duration.ofSeconds(3), "RateLimit: remaining=0");
+    assertThat(hint.pausesAll()).isTrue();
+    assertThat(hint.waitTime()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(hint.quotaRemaining()).isZero();
+    ServerHint room = ServerHint.quota(4, Duration.ofSeconds(3), "RateLimit");
+    assertThat(room.pausesAll()).isFalse();
+    assertThat(room.waitNanos()).isZero();
+    assertThat(ServerHint.retryAfter(Duration.ZERO, "x").hasQuota()).isFalse();
+    assertThatThrownBy(() -> ServerHint.quota(-1, Duration.ZERO, "x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("remaining must be >= 0 (the requests the server still allows): -1");
+  }
+}
