@@ -1,7 +1,9 @@
 package dev.relent;
 
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.Scope;
 import dev.relent.time.Durations;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -33,9 +35,11 @@ final class AsyncExecution<R> extends Execution<R> {
       RelentExecutorImpl<R> x,
       long now,
       AsyncSupplier<? extends R> supplier,
-      RelentListener<R> listener) {
+      RelentListener<R> listener,
+      List<Scope> scopes) {
     super(x, now);
     callListener = listener;
+    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
     this.supplier = supplier;
   }
 
@@ -136,15 +140,28 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   private void attemptAfterPacing() {
+    long now = x.ticker.read();
+    long paused;
     synchronized (this) {
       reservedStart = Long.MIN_VALUE;
+      if (promise.isDone()) {
+        return;
+      }
+      // A pause of the request's scopes that began during the pacer wait is waited out too.
+      paused = pauseLeft(now);
+      if (paused > 0) {
+        timer = x.scheduler.schedule(this::attemptAfterPacing, paused);
+      }
     }
-    long now = x.ticker.read();
-    if (pausedSinceReserved(now)) {
-      paceHoldingSlot(now);
-      return;
+    if (paused == FAILED) {
+      finish(failure);
+    } else if (paused == 0) {
+      if (pausedSinceReserved(now)) {
+        paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
+        return;
+      }
+      attempt(now);
     }
-    attempt(now);
   }
 
   private void attempt(long now) {
@@ -250,8 +267,12 @@ final class AsyncExecution<R> extends Execution<R> {
       inFlight.cancel(true);
       inFlight = null;
     }
-    if (reservedStart != Long.MIN_VALUE && x.pacer != null) {
-      x.pacer.refund(reservedStart);
+    if (reservedStart != Long.MIN_VALUE) {
+      if (scoped != null) {
+        scoped.refund();
+      } else if (x.pacer != null) {
+        x.pacer.refund(reservedStart);
+      }
       reservedStart = Long.MIN_VALUE;
     }
     releaseGuards();

@@ -2,10 +2,13 @@ package dev.relent;
 
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -65,6 +68,9 @@ class Execution<R> implements AttemptContext {
   /** The ticker reading when the current attempt began. */
   long attemptStartNanos;
 
+  /** The request's scopes, broadest first, and their guards; null when the call has none. */
+  ScopedGuards scoped;
+
   Execution(RelentExecutorImpl<R> x, long now) {
     this.x = x;
     this.startNanos = now;
@@ -77,7 +83,8 @@ class Execution<R> implements AttemptContext {
    * allocates nothing; {@link #busy} guards against a nested call on the same thread, which gets a
    * fresh object instead.
    */
-  final void reuse(long now, RelentListener<R> listener) {
+  final void reuse(long now, RelentListener<R> listener, List<Scope> scopes) {
+    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
     startNanos = now;
     callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
@@ -96,6 +103,7 @@ class Execution<R> implements AttemptContext {
     lastVerdict = null;
     failure = null;
     callListener = null;
+    scoped = null;
     busy = false;
   }
 
@@ -124,7 +132,10 @@ class Execution<R> implements AttemptContext {
         while (wait > 0) {
           x.sleeper.sleep(wait);
           now = x.ticker.read();
-          wait = pausedSinceReserved(now) ? pace(now) : 0;
+          // A pause of the request's scopes that began during the wait is waited out too; an
+          // adaptive pacer holds a start reserved before its own pause.
+          long paused = pauseLeft(now);
+          wait = paused != 0 ? paused : pausedSinceReserved(now) ? pace(now) : 0;
         }
         if (wait == FAILED) {
           throw failure;
@@ -200,11 +211,35 @@ class Execution<R> implements AttemptContext {
       failure = giveUp(g);
       return false;
     }
+    if (scoped != null) {
+      long refusal = scoped.admit(now);
+      if (refusal != 0) {
+        releaseGuards();
+        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
+        g.detail =
+            scoped.refusingBreaker()
+                + " is open: nothing sent; next probe in "
+                + Durations.format(refusal);
+        g.retryAt = wallClockIn(refusal);
+        failure = giveUp(g);
+        return false;
+      }
+    }
     return true;
   }
 
   /** Reserves a start with the pacer: the wait before it, or {@link #FAILED}. */
   final long pace(long now) {
+    if (scoped != null) {
+      long wait = scoped.reserve(now, deadlineAt - now - 1);
+      if (wait < 0) {
+        return scopeRefusal(now, -wait);
+      }
+      if (wait > 0 && observed()) {
+        emit(event(RelentEvent.Type.PACED, wait, null, null));
+      }
+      return wait;
+    }
     if (x.pacer == null) {
       return 0;
     }
@@ -230,6 +265,32 @@ class Execution<R> implements AttemptContext {
   }
 
   /**
+   * After a pacer wait: how much longer a pause of the request's scopes that began meanwhile lasts,
+   * so that no start goes while its scope is paused (the start reserved is used late, never early);
+   * 0 if none, {@link #FAILED} if it outlasts the deadline.
+   */
+  final long pauseLeft(long now) {
+    if (scoped == null) {
+      return 0;
+    }
+    long left = scoped.pauseLeft(now);
+    if (left <= 0) {
+      return 0;
+    }
+    return left > deadlineAt - now - 1 ? scopeRefusal(now, left) : left;
+  }
+
+  private long scopeRefusal(long now, long neededNanos) {
+    GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
+    g.detail = scoped.refusal(deadlineAt - now);
+    g.allowedWaitNanos = deadlineAt - now;
+    g.retryAt = wallClockIn(neededNanos);
+    releaseGuards();
+    failure = giveUp(g);
+    return FAILED;
+  }
+
+  /**
    * Whether a start this execution waited for now falls inside a pause that came after it was
    * reserved; an adaptive pacer holds such starts too ({@link Pacer#holdsReservedStarts()}), so
    * that callers released by a pause start spread out at the learned rate, not together.
@@ -246,6 +307,9 @@ class Execution<R> implements AttemptContext {
       x.firstAttempts.increment();
       if (x.budget != null) {
         x.budget.recordFirstAttempt(now);
+      }
+      if (scoped != null) {
+        scoped.recordFirstAttempt(now);
       }
     } else {
       x.retries.increment();
@@ -278,6 +342,13 @@ class Execution<R> implements AttemptContext {
         x.breaker.onFailure(attemptStart);
       } else {
         x.breaker.releasePermission();
+      }
+    }
+    if (scoped != null) {
+      scoped.record(verdict, attemptStart);
+      if (hint != null && hint.pausesAll()) {
+        // The scope the answer belongs to pauses, not every call of the executor.
+        scoped.pause(result, thrown, hint, attemptStart);
       }
     }
     if (x.pacer != null) {
@@ -314,7 +385,8 @@ class Execution<R> implements AttemptContext {
       if (hint.hasQuota()) {
         pacer.observeQuota(attemptStart, hint.remainingOrNegative(), hint.resetNanosOrNegative());
       }
-      if (hint.pausesAll()) {
+      if (hint.pausesAll() && scoped == null) {
+        // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
       }
     }
@@ -418,6 +490,16 @@ class Execution<R> implements AttemptContext {
       g.detail = "retries already add as much load as allowed";
       return fail(g);
     }
+    if (scoped != null) {
+      RetryBudget spent = scoped.tryAcquireRetry(now);
+      if (spent != null) {
+        GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
+        g.budgetAvailable = spent.available(now);
+        g.budgetLimit = spent.limit(now);
+        g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
+        return fail(g);
+      }
+    }
     prevDelayNanos = backoff;
     if (observed()) {
       emit(event(RelentEvent.Type.RETRY, wait, hint, null));
@@ -446,6 +528,9 @@ class Execution<R> implements AttemptContext {
 
   /** Builds the exception, counts it and tells the listeners. */
   final RelentException giveUp(GiveUp g) {
+    if (scoped != null && scoped.pausedByThisCall != null) {
+      g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
+    }
     RelentException e = g.toException();
     x.failures[g.reason.ordinal()].increment();
     if (observed()) {
@@ -521,6 +606,9 @@ class Execution<R> implements AttemptContext {
     if (permitHeld) {
       permitHeld = false;
       x.breaker.releasePermission();
+    }
+    if (scoped != null) {
+      scoped.release();
     }
     releaseSlot();
   }

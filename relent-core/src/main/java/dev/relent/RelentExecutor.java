@@ -3,12 +3,15 @@ package dev.relent;
 import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
@@ -124,6 +127,47 @@ public interface RelentExecutor<R> {
   CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt, RelentListener<R> listener);
 
   /**
+   * Runs an operation synchronously under the guards of its scopes, as well as the executor's own:
+   * it waits out every scope's pause, takes a start from every scope's pacer, a permit of every
+   * scope's circuit breaker and draws retries from every scope's budget; a rate-limit or quota
+   * answer pauses the scope it belongs to ({@link Builder#withPauseTarget}), not the executor's
+   * pacer. The executor must be built {@link Builder#withScopes withScopes(registry)}.
+   *
+   * @param scopes the request's scopes, broadest first (account, key, endpoint); empty: as {@link
+   *     #get(ContextualSupplier, RelentListener)}
+   * @param attempt makes one attempt
+   * @param listener observes this call alone, or null
+   * @return the accepted result
+   * @throws NullPointerException if {@code scopes} or {@code attempt} is null
+   * @throws IllegalStateException if scopes are given and the executor has no registry
+   * @throws RelentException if the operation gave up; a scope's pause past the deadline names the
+   *     scope, the request and the answer that paused it, and when the pause ends
+   * @throws RuntimeException an unchecked failure the policy does not retry, as thrown
+   */
+  R get(List<Scope> scopes, ContextualSupplier<? extends R> attempt, RelentListener<R> listener);
+
+  /**
+   * Runs an operation asynchronously under the guards of its scopes; see {@link #get(List,
+   * ContextualSupplier, RelentListener)}.
+   *
+   * @param scopes the request's scopes, broadest first; empty: none
+   * @param attempt starts one attempt and returns its stage; it must not block
+   * @param listener observes this call alone, or null
+   * @return a future as {@link #getAsync(AsyncSupplier)} returns
+   * @throws NullPointerException if {@code scopes} or {@code attempt} is null
+   * @throws IllegalStateException if scopes are given and the executor has no registry
+   */
+  CompletableFuture<R> getAsync(
+      List<Scope> scopes, AsyncSupplier<? extends R> attempt, RelentListener<R> listener);
+
+  /**
+   * Returns the registry that holds the guards and pauses of the scopes calls name.
+   *
+   * @return the registry, empty unless built {@link Builder#withScopes withScopes}
+   */
+  Optional<GuardRegistry> registry();
+
+  /**
    * Returns the executor's policy.
    *
    * @return the policy
@@ -150,6 +194,8 @@ public interface RelentExecutor<R> {
     Pacer pacer;
     AdaptiveThrottle throttle;
     ConcurrencyLimit limit;
+    GuardRegistry registry;
+    PauseTarget<R> pauseTarget;
     TimeSource time = TimeSource.system();
     OutcomeClassifier<R> classifier;
     HintExtractor<R> hintExtractor;
@@ -233,6 +279,34 @@ public interface RelentExecutor<R> {
      */
     public Builder<R> withConcurrencyLimit(ConcurrencyLimit limit) {
       this.limit = Objects.requireNonNull(limit, "limit cannot be null");
+      return this;
+    }
+
+    /**
+     * Governs calls that name scopes ({@link RelentExecutor#get(List, ContextualSupplier,
+     * RelentListener)}) by the registry's guards of those scopes, and pauses a scope, not the
+     * executor's pacer, when an answer says to slow down. The executor's own guards still govern
+     * every call. Give the registry the executor's time source. Default: none.
+     *
+     * @param registry the registry
+     * @return this builder
+     * @throws NullPointerException if {@code registry} is null
+     */
+    public Builder<R> withScopes(GuardRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry cannot be null");
+      return this;
+    }
+
+    /**
+     * Says which of a request's scopes a rate-limit or quota answer pauses. Default: the narrowest
+     * scope of the request (its endpoint); the HTTP adapters read the response instead.
+     *
+     * @param pauseTarget a thread-safe rule
+     * @return this builder
+     * @throws NullPointerException if {@code pauseTarget} is null
+     */
+    public Builder<R> withPauseTarget(PauseTarget<R> pauseTarget) {
+      this.pauseTarget = Objects.requireNonNull(pauseTarget, "pauseTarget cannot be null");
       return this;
     }
 

@@ -3,8 +3,10 @@ package dev.relent;
 import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
@@ -14,6 +16,7 @@ import dev.relent.time.Ticker;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -32,6 +35,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   final Pacer pacer;
   final AdaptiveThrottle throttle;
   final ConcurrencyLimit limit;
+  final GuardRegistry registry;
+  final PauseTarget<R> pauseTarget;
   final Ticker ticker;
   final Clock clock;
   final Sleeper sleeper;
@@ -64,6 +69,8 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     pacer = b.pacer;
     throttle = b.throttle;
     limit = b.limit;
+    registry = b.registry;
+    pauseTarget = b.pauseTarget;
     ticker = b.time.ticker();
     clock = b.time.clock();
     sleeper = b.time.sleeper();
@@ -82,26 +89,49 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   @Override
   public R get(CheckedSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(attempt, null, null);
+    return runSync(attempt, null, null, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return runSync(null, attempt, null);
+    return runSync(null, attempt, null, null);
   }
 
   @Override
   public R get(ContextualSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     Objects.requireNonNull(listener, "listener cannot be null");
-    return runSync(null, attempt, listener);
+    return runSync(null, attempt, listener, null);
+  }
+
+  @Override
+  public R get(
+      List<Scope> scopes, ContextualSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    return runSync(null, attempt, listener, checkScopes(scopes));
+  }
+
+  /** The scopes of a call, copied; null when the call names none. */
+  private List<Scope> checkScopes(List<Scope> scopes) {
+    Objects.requireNonNull(scopes, "scopes cannot be null");
+    if (scopes.isEmpty()) {
+      return null;
+    }
+    if (registry == null) {
+      throw new IllegalStateException(
+          "the call names scopes "
+              + scopes
+              + " but the executor has no guard registry: build it withScopes(registry)");
+    }
+    return List.copyOf(scopes);
   }
 
   private R runSync(
       CheckedSupplier<? extends R> plain,
       ContextualSupplier<? extends R> contextual,
-      RelentListener<R> listener) {
+      RelentListener<R> listener,
+      List<Scope> scopes) {
     long now = ticker.read();
     Execution<R> execution = perThread.get();
     if (execution == null) {
@@ -110,7 +140,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     } else if (execution.busy) {
       execution = new Execution<>(this, now); // a nested call on this thread
     }
-    execution.reuse(now, listener);
+    execution.reuse(now, listener, scopes);
     try {
       return execution.run(plain, contextual);
     } finally {
@@ -121,7 +151,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   @Override
   public CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, null).start();
+    return new AsyncExecution<>(this, ticker.read(), attempt, null, null).start();
   }
 
   @Override
@@ -129,7 +159,20 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
       AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     Objects.requireNonNull(listener, "listener cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, listener).start();
+    return new AsyncExecution<>(this, ticker.read(), attempt, listener, null).start();
+  }
+
+  @Override
+  public CompletableFuture<R> getAsync(
+      List<Scope> scopes, AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
+    Objects.requireNonNull(attempt, "attempt cannot be null");
+    List<Scope> checked = checkScopes(scopes);
+    return new AsyncExecution<>(this, ticker.read(), attempt, listener, checked).start();
+  }
+
+  @Override
+  public Optional<GuardRegistry> registry() {
+    return Optional.ofNullable(registry);
   }
 
   @Override
@@ -193,6 +236,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
         + throttle
         + ", limit="
         + limit
+        + (registry == null ? "" : ", scopes=" + registry)
         + "]";
   }
 }

@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.time.Clock;
 import dev.relent.time.Ticker;
@@ -13,6 +14,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -61,6 +64,9 @@ import picocli.CommandLine.Parameters;
           + " (may have taken effect: run again to send them with their keys). Details:"
           + " docs/cli.md.",
       "",
+      "Scopes: a 429 with a wait pauses its scope (--scope-by), not the whole queue; the"
+          + " summary shows each scope paused, until when and by which request.",
+      "",
       "Example: relent batch payments.jsonl --rate 90/min --concurrency 4 --journal"
           + " payments.journal --out results.jsonl"
     })
@@ -72,11 +78,11 @@ final class BatchCommand implements Callable<Integer> {
 
   @Option(
       names = "--rate",
-      required = true,
       paramLabel = "RATE",
       description =
-          "Starts per unit of time for the whole queue, retries included, e.g. 90/min. 429s and"
-              + " rate-limit headers slow it further.")
+          "Most starts per unit of time for the whole queue, retries included, e.g. 90/min: a"
+              + " ceiling. 429s and rate-limit headers slow it further. Default: none (the rate is"
+              + " learned).")
   Rate rate;
 
   @Option(
@@ -85,6 +91,24 @@ final class BatchCommand implements Callable<Integer> {
       defaultValue = "4",
       description = "Most attempts in flight at once (and workers). Default ${DEFAULT-VALUE}.")
   int concurrency;
+
+  @Option(
+      names = "--scope-by",
+      paramLabel = "endpoint|account|header:NAME",
+      defaultValue = "endpoint",
+      description =
+          "Whose limit a 429 with a wait is, and so what it pauses: the request's endpoint (route"
+              + " template), its whole account (host), or the API key or tenant in header NAME"
+              + " (named by a short hash, never the value). Default ${DEFAULT-VALUE}.")
+  String scopeBy;
+
+  @Option(
+      names = "--route",
+      paramLabel = "TEMPLATE",
+      description =
+          "A route template naming an endpoint, e.g. /v1/payments/{id}; repeatable. Other paths:"
+              + " ids, numbers and UUIDs become {id}.")
+  List<String> routes = new ArrayList<>();
 
   @CommandLine.Mixin RetryOptions retry;
 
@@ -150,6 +174,12 @@ final class BatchCommand implements Callable<Integer> {
     if (batchDeadline != null) {
       UsageError.requirePositive(cli, "--batch-deadline", batchDeadline);
     }
+    HttpScopes scopes;
+    try {
+      scopes = BatchScopes.parse(scopeBy, routes);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError(cli, e.getMessage());
+    }
     UsageError.requireWritable(cli, "--journal", journalFile);
     UsageError.requireWritable(cli, "--out", outFile);
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
@@ -196,7 +226,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, scan, journal);
+      return run(cli, err, out, scan, journal, scopes);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -282,7 +312,12 @@ final class BatchCommand implements Callable<Integer> {
   }
 
   private int run(
-      CommandLine cli, PrintWriter err, PrintWriter out, BatchInput.Scan scan, BatchJournal journal)
+      CommandLine cli,
+      PrintWriter err,
+      PrintWriter out,
+      BatchInput.Scan scan,
+      BatchJournal journal,
+      HttpScopes scopes)
       throws Exception {
     Earlier earlier =
         journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
@@ -314,7 +349,13 @@ final class BatchCommand implements Callable<Integer> {
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(
-                  rate, concurrency, retry.policy(), retry.random(), retry.timeout, batchDeadline),
+                  rate,
+                  concurrency,
+                  retry.policy(),
+                  retry.random(),
+                  retry.timeout,
+                  batchDeadline,
+                  scopes),
               todo,
               scan.requests() - earlier.finished(),
               false,

@@ -1,9 +1,13 @@
 package dev.relent.cli;
 
+import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.ScopeGuards;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -95,13 +99,19 @@ final class BatchDisplay {
     return seconds <= 0 ? 0 : (s.done() + s.unfinished()) / seconds;
   }
 
-  /** Time left: the rate seen so far, or the pace before there is one. */
+  /**
+   * Time left: the rate seen so far, or the pace before there is one ({@code interval} null: no
+   * pace is set, and the time left is unknown until three have ended).
+   */
   static String eta(BatchTimeline.Snapshot s, Duration interval) {
     int left = s.total() - s.done() - s.unfinished();
     if (left <= 0) {
       return "0 s";
     }
     int ended = s.done() + s.unfinished();
+    if (ended < 3 && interval == null) {
+      return "unknown";
+    }
     double seconds = ended >= 3 ? left / rate(s) : left * (interval.toNanos() / 1e9);
     return Format.duration(Duration.ofMillis(Math.round(seconds * 1000)));
   }
@@ -155,7 +165,8 @@ final class BatchDisplay {
 
     private synchronized void draw() {
       BatchTimeline.Snapshot s = run.timeline().snapshot();
-      Duration interval = run.settings().rate().interval();
+      Rate rate = run.settings().rate();
+      Duration interval = rate == null ? null : rate.interval();
       if (mode == Mode.BAR) {
         String text = bar(s, interval);
         StringBuilder b = new StringBuilder("\r").append(text);
@@ -261,13 +272,12 @@ final class BatchDisplay {
       open.remove(UNRESOLVED);
       row(out, "not finished", notFinished + breakdown(open));
     }
-    row(
-        out,
-        "429s seen",
-        run.timeline().tooManyRequestsSeen()
-            + (run.timeline().tooManyRequestsSeen() > 0
-                ? " (each paused the shared pacer for every worker)"
-                : ""));
+    row(out, "429s seen", tooManyRequests(run.timeline()));
+    row(out, "pacer", pacer(settings.rate(), run.pacer()));
+    List<String> scopes = scopes(run.registry());
+    for (int i = 0; i < scopes.size(); i++) {
+      row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
+    }
     row(out, "peak concurrency", concurrency(run));
     row(
         out,
@@ -281,6 +291,80 @@ final class BatchDisplay {
       out.println("stopped: " + run.stopDetail());
     }
     out.flush();
+  }
+
+  /**
+   * {@code 3 (2 said how long and paused their scope; 1 said nothing and paused nothing: that
+   * request backed off alone)}: what the 429s really did.
+   */
+  static String tooManyRequests(BatchTimeline timeline) {
+    int all = timeline.tooManyRequestsSeen();
+    if (all == 0) {
+      return "0";
+    }
+    int withWait = timeline.tooManyRequestsWithWait();
+    int without = all - withWait;
+    List<String> parts = new ArrayList<>(2);
+    if (withWait > 0) {
+      parts.add(
+          withWait
+              + (withWait == 1
+                  ? " said how long and paused its scope"
+                  : " said how long and paused their scope")
+              + " for every worker");
+    }
+    if (without > 0) {
+      parts.add(
+          without
+              + " said nothing and paused nothing: "
+              + (without == 1 ? "that request" : "each of those requests")
+              + " backed off alone");
+    }
+    return all + " (" + String.join("; ", parts) + ")";
+  }
+
+  /** What paces the queue's starts: the adaptive pacer, its ceiling and the interval now. */
+  static String pacer(Rate rate, Pacer pacer) {
+    String now =
+        pacer.interval().toNanos() <= 1
+            ? "not pacing at the end (no throttle or quota seen)"
+            : "one start every " + Format.millis(pacer.interval()) + " at the end";
+    if (rate == null) {
+      return "adaptive (no --rate): learns the rate from rate-limit headers and 429s; " + now;
+    }
+    return "adaptive, at most " + rate + " (--rate), retries included; " + now;
+  }
+
+  /**
+   * One line per scope paused during the run: {@code endpoint GET h/items/{id}: paused 2 times,
+   * until 2026-…Z (in 59 s) by HTTP 429 from GET h/items/7 (Retry-After: 60)}, or {@code …: paused
+   * 1 time, over now; last by …}. Empty if none was.
+   */
+  static List<String> scopes(GuardRegistry registry) {
+    List<ScopeGuards> paused = new ArrayList<>();
+    for (ScopeGuards g : registry.scopes()) {
+      if (g.pauseCount() > 0) {
+        paused.add(g);
+      }
+    }
+    paused.sort(Comparator.comparing(g -> g.scope().toString()));
+    List<String> lines = new ArrayList<>(paused.size());
+    for (ScopeGuards g : paused) {
+      StringBuilder b = new StringBuilder().append(g.scope()).append(": paused ");
+      b.append(g.pauseCount()).append(g.pauseCount() == 1 ? " time, " : " times, ");
+      if (g.isPaused()) {
+        b.append("until ")
+            .append(g.pausedUntil().map(String::valueOf).orElse("?"))
+            .append(" (in ")
+            .append(Format.span(g.pauseRemaining()))
+            .append(") by ")
+            .append(g.pauseCause().orElse("?"));
+      } else {
+        b.append("over now; last by ").append(g.lastPauseCause().orElse("?"));
+      }
+      lines.add(b.toString());
+    }
+    return lines;
   }
 
   private static void row(PrintWriter out, String name, String value) {
@@ -309,7 +393,10 @@ final class BatchDisplay {
    * shorter than the pace, the mean never is.
    */
   static String spacing(long[] starts, Rate rate) {
-    String pace = "pace: one every " + Format.millis(rate.interval());
+    String pace =
+        rate == null
+            ? "pace learned: see pacer"
+            : "pace: one every " + Format.millis(rate.interval());
     if (starts.length < 2) {
       return "fewer than two starts (" + pace + ")";
     }
@@ -339,13 +426,22 @@ final class BatchDisplay {
     if (mean < 0) {
       return peak;
     }
-    double rate = settings.rate().perSecond();
+    double rate;
+    String label;
+    if (settings.rate() == null) {
+      double seconds = run.timeline().elapsedNanos() / 1e9;
+      rate = seconds <= 0 ? 0 : run.timeline().starts().length / seconds;
+      label = "; average ";
+    } else {
+      rate = settings.rate().perSecond();
+      label = "; planned average ";
+    }
     return peak
-        + "; planned average "
+        + label
         + Format.number(rate * mean / 1e9)
         + " (Little's law: "
         + Format.number(rate)
-        + "/s x "
+        + (settings.rate() == null ? "/s achieved x " : "/s x ")
         + Format.millis(Duration.ofNanos(mean))
         + " per attempt)";
   }
@@ -353,6 +449,15 @@ final class BatchDisplay {
   /** {@code 5.49 s; the plan: at least 3.38 s for 27 at 480/min (+2.11 s: 8 retries, waits)}. */
   static String versusPlan(BatchRun run, int requests, Duration elapsed, long retries) {
     Rate rate = run.settings().rate();
+    if (rate == null) {
+      double seconds = elapsed.toNanos() / 1e9;
+      return Format.duration(elapsed)
+          + " for "
+          + requests
+          + " ("
+          + Format.number(seconds <= 0 ? 0 : requests / seconds)
+          + "/s); no plan without --rate";
+    }
     Duration latency = Duration.ofNanos(Math.max(1L, run.timeline().meanAttemptNanos()));
     PlanCommand.Plan plan =
         PlanCommand.Plan.of(rate, rate, requests, latency, run.settings().concurrency(), null);

@@ -77,10 +77,10 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
   private void attemptEnded(RelentEvent<HttpResponse<?>> event) {
     HttpResponse<?> response = event.result().orElse(null);
     Throwable failure = event.failure().orElse(null);
-    if (response != null && failure == null && response.statusCode() == 429) {
-      timeline.tooManyRequests();
-    }
     ServerHint hint = event.hint().orElse(null);
+    if (response != null && failure == null && response.statusCode() == 429) {
+      timeline.tooManyRequests(hint != null && hint.pausesAll() && hint.waitNanos() > 0);
+    }
     if (hint != null && hint.isQuotaExhausted()) {
       // Said on any answer (a 200 with "0 left today"): no later request can succeed.
       quotaExhausted.accept(

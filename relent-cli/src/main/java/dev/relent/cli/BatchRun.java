@@ -2,8 +2,10 @@ package dev.relent.cli;
 
 import dev.relent.RetryPolicy;
 import dev.relent.guard.ConcurrencyLimit;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.time.Clock;
@@ -28,10 +30,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The workers of a batch: a queue of requests sent through one shared {@link RelentHttpClient} (one
- * executor, one {@link Pacer} for the start rate, where a 429 or an exhausted rate-limit header
- * pauses every worker, one {@link ConcurrencyLimit}) by as many worker threads as the limit. Used
- * by {@code relent batch} and {@code relent demo}. What happened to each request is kept by the
- * {@link BatchRecorder}; what is shown, by the {@link BatchTimeline}.
+ * executor, one {@link Pacer} for the start rate when {@code --rate} sets a ceiling, one {@link
+ * ConcurrencyLimit}, and a {@link GuardRegistry} of the requests' scopes, where a 429 with a wait
+ * or an exhausted rate-limit header pauses the scope it belongs to, for every worker) by as many
+ * worker threads as the limit. Used by {@code relent batch} and {@code relent demo}. What happened
+ * to each request is kept by the {@link BatchRecorder}; what is shown, by the {@link
+ * BatchTimeline}.
  *
  * <p>Design. Each worker takes the next request from the queue (the input is read a line at a time
  * as workers take them, and a request's state is dropped once it has ended and been recorded:
@@ -63,12 +67,13 @@ final class BatchRun {
   /**
    * The settings of a run.
    *
-   * @param rate the start rate of the shared pacer
+   * @param rate the most starts per unit of time for the whole queue (a ceiling), or null for none
    * @param concurrency the concurrency limit and the number of workers
    * @param policy retries and times of each request
    * @param random the jitter's randomness
    * @param attemptTimeout each attempt's time limit (also the connect timeout)
    * @param batchDeadline the whole run's time limit, or null
+   * @param scopes how each request's scopes are derived, and which one a 429 pauses
    */
   record Settings(
       Rate rate,
@@ -76,7 +81,8 @@ final class BatchRun {
       RetryPolicy policy,
       RandomSource random,
       Duration attemptTimeout,
-      Duration batchDeadline) {}
+      Duration batchDeadline,
+      HttpScopes scopes) {}
 
   private final Settings settings;
   private final Ticker ticker;
@@ -86,6 +92,8 @@ final class BatchRun {
   private final BatchRecorder recorder;
   private final BatchEvents events;
   private final RelentHttpClient http;
+  private final GuardRegistry registry;
+  private final Pacer pacer;
   private final BatchJournal journal;
 
   /** The requests to send, one at a time, in order. */
@@ -160,30 +168,48 @@ final class BatchRun {
     this.recorder = new BatchRecorder(journal, out, ticker, redactor, timeline, this::stop);
     this.journal = journal;
     this.events = new BatchEvents(recorder, timeline, ticker, redactor, this::quotaStop);
+    TimeSource time =
+        TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
+    // Escalation: three endpoints of one account paused within a minute pause the account.
+    this.registry = GuardRegistry.builder().withTime(time).build();
+    this.pacer = pacer(settings.rate(), time);
     this.http =
         RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
             .withPolicy(settings.policy())
             .withExecutor(
                 x ->
-                    x.withPacer(pacer(settings.rate()))
+                    x.withPacer(pacer)
                         .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
                         .onEvent(events))
+            .withScopes(settings.scopes(), registry)
             .withRedactor(redactor)
-            .withTime(
-                TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random()))
+            .withTime(time)
             .withoutLogging()
             .build();
     events.use(http.outcomes());
   }
 
-  /** The pacer of a rate: strictly spaced starts, never faster than the rate. */
-  static Pacer pacer(Rate rate) {
-    double permits = rate.permits();
-    if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {
-      return Pacer.of((int) permits, rate.per());
+  /**
+   * The one place that chooses the queue's pacer: an adaptive one, which learns the rate from
+   * rate-limit headers and 429s (relent-core's {@link Pacer#adaptive()}), under the ceiling of
+   * {@code --rate} when given (starting there), never faster than it.
+   *
+   * @param rate the ceiling, or null for none
+   * @param time the run's time source
+   * @return the pacer
+   */
+  static Pacer pacer(Rate rate, TimeSource time) {
+    Pacer.Builder b = Pacer.builder().adaptive().withTime(time);
+    if (rate != null) {
+      double permits = rate.permits();
+      if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {
+        b.withRate((int) permits, rate.per());
+      } else {
+        long interval = (long) Math.ceil(rate.per().toNanos() / permits);
+        b.withRate(1, Duration.ofNanos(Math.max(1L, interval)));
+      }
     }
-    long interval = (long) Math.ceil(rate.per().toNanos() / permits);
-    return Pacer.of(1, Duration.ofNanos(Math.max(1L, interval)));
+    return b.build();
   }
 
   private static HttpClient jdkClient(Duration connectTimeout) {
@@ -433,6 +459,16 @@ final class BatchRun {
 
   Settings settings() {
     return settings;
+  }
+
+  /** The queue's pacer. */
+  Pacer pacer() {
+    return pacer;
+  }
+
+  /** The guards and pauses of the scopes the run's requests belong to. */
+  GuardRegistry registry() {
+    return registry;
   }
 
   Stop stopReason() {

@@ -38,6 +38,7 @@ final class BatchTimeline {
   private final AtomicInteger waiting = new AtomicInteger();
   private final AtomicInteger started = new AtomicInteger();
   private final AtomicInteger tooManyRequests = new AtomicInteger();
+  private final AtomicInteger tooManyWithWait = new AtomicInteger();
 
   /** Attempt starts kept for the summary's spacing: the first {@value}, 8 MiB at most. */
   static final int MAX_STARTS = 1 << 20;
@@ -116,8 +117,12 @@ final class BatchTimeline {
     busyNanos.add(durationNanos);
   }
 
-  void tooManyRequests() {
+  /** A 429 came; {@code withWait} when it said how long (so it paused its scope). */
+  void tooManyRequests(boolean withWait) {
     tooManyRequests.incrementAndGet();
+    if (withWait) {
+      tooManyWithWait.incrementAndGet();
+    }
   }
 
   Snapshot snapshot() {
@@ -141,6 +146,11 @@ final class BatchTimeline {
   /** The 429 answers seen. */
   int tooManyRequestsSeen() {
     return tooManyRequests.get();
+  }
+
+  /** The 429 answers that said how long to wait ({@code Retry-After}, a reset). */
+  int tooManyRequestsWithWait() {
+    return tooManyWithWait.get();
   }
 
   int peakInFlight() {

@@ -1,7 +1,9 @@
 package dev.relent.cli;
 
 import dev.relent.Jitter;
+import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
@@ -171,7 +173,9 @@ final class DemoCommand implements Callable<Integer> {
                   retry.policy(),
                   RandomSource.system(),
                   retry.timeout,
-                  Duration.ofSeconds(50)),
+                  Duration.ofSeconds(50),
+                  // The demo API has one limit for the whole account: its 429s pause everything.
+                  HttpScopes.builder().withPauseDefault(Scope.Kind.ACCOUNT).build()),
               parsed.requests(),
               journal,
               null,

@@ -49,12 +49,16 @@ public record Rate(double permits, Duration per) {
    */
   public static Rate parse(String text) {
     Matcher m = FORM.matcher(text.trim().toLowerCase(Locale.ROOT));
+    if (text.trim().startsWith("-")) {
+      throw new IllegalArgumentException("'" + text + "': a rate cannot be negative; use " + FORMS);
+    }
     if (!m.matches()) {
       throw new IllegalArgumentException("'" + text + "' is not a rate; use " + FORMS);
     }
     double permits = new BigDecimal(m.group(1)).doubleValue();
     if (!(permits > 0) || Double.isInfinite(permits)) {
-      throw new IllegalArgumentException("'" + text + "': the count must be > 0");
+      throw new IllegalArgumentException(
+          "'" + text + "': the count must be more than 0; use " + FORMS);
     }
     Duration per;
     switch (m.group(2)) {

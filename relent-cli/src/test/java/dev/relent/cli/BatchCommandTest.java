@@ -195,8 +195,85 @@ class BatchCommandTest {
       assertThat(early).isLessThanOrEqualTo(3);
       assertThat(journal.get(8).arrivedAt().toEpochMilli() - t0).isGreaterThanOrEqualTo(950);
       assertThat(run.out())
-          .contains("  429s seen          1 (each paused the shared pacer for every worker)\n")
+          .contains(
+              "  429s seen          1 (1 said how long and paused its scope for every worker)\n")
+          .containsPattern(
+              "  paused scopes      endpoint GET 127\\.0\\.0\\.1:\\d+/items/\\{id\\}: paused 1 time,"
+                  + " over now; last by HTTP 429 from GET http://127\\.0\\.0\\.1:\\d+/items/\\d"
+                  + " \\(Retry-After: 1\\)\n")
           .contains("  retries            1\n");
+    }
+  }
+
+  @Test
+  void withoutRateATooManyRequestsPausesItsEndpointAndTheOthersGoOn() throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": [{\"path\": \"/a/*\", \"steps\": ["
+                    + "{\"status\": 429, \"headers\": {\"Retry-After\": \"1\"}},"
+                    + "{\"status\": 200}]},"
+                    + "{\"path\": \"/b/*\", \"steps\": [{\"status\": 200}]}]}"))) {
+      List<String> lines = new ArrayList<>(reads(server, "/a/", 2));
+      lines.addAll(reads(server, "/b/", 6).stream().map(l -> l.replace("r-", "b-")).toList());
+      Path in = write("in.jsonl", lines);
+
+      CliRun run =
+          batch("batch", in.toString(), "--concurrency", "2", "--base", "1ms", "--cap", "5ms");
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
+      List<JournalEntry> journal = server.journal();
+      JournalEntry limited = journal.get(0);
+      assertThat(limited.status()).isEqualTo(429);
+      long t0 = limited.arrivedAt().toEpochMilli();
+      // The other endpoint is not held up by the pause: it goes on within the paused second (at
+      // the rate the adaptive pacer learned from the 429).
+      assertThat(journal)
+          .filteredOn(e -> e.target().startsWith("/b/"))
+          .hasSize(6)
+          .anySatisfy(e -> assertThat(e.arrivedAt().toEpochMilli() - t0).isLessThan(900));
+      // The retry of the request that got the 429 waits for the server's second.
+      assertThat(journal)
+          .filteredOn(e -> e.target().equals(limited.target()) && e.status() == 200)
+          .hasSize(1)
+          .allSatisfy(
+              e -> assertThat(e.arrivedAt().toEpochMilli() - t0).isGreaterThanOrEqualTo(950));
+      assertThat(run.out())
+          .contains("  pacer              adaptive (no --rate)")
+          .containsPattern(
+              "  paused scopes      endpoint GET 127\\.0\\.0\\.1:\\d+/a/\\{id\\}: paused 1 time,")
+          .contains("no plan without --rate");
+    }
+  }
+
+  @Test
+  void aTooManyRequestsWithoutAWaitPausesNothingAndTheSummarySaysSo() throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": [{\"path\": \"/items/*\", \"steps\": ["
+                    + "{\"status\": 429}, {\"status\": 200}]}]}"))) {
+      Path in = write("in.jsonl", reads(server, "/items/", 3));
+
+      CliRun run =
+          batch(
+              "batch",
+              in.toString(),
+              "--rate",
+              "50/s",
+              "--concurrency",
+              "1",
+              "--base",
+              "1ms",
+              "--cap",
+              "5ms");
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
+      assertThat(run.out())
+          .contains(
+              "  429s seen          1 (1 said nothing and paused nothing: that request backed off"
+                  + " alone)\n")
+          .doesNotContain("paused scopes");
     }
   }
 
@@ -402,7 +479,32 @@ class BatchCommandTest {
         new String[] {"batch", dir.toString(), "--rate", "1/s"},
         dir + ": is a directory, not a file"
       },
-      {new String[] {"batch", in.toString()}, "Missing required option: '--rate=RATE'"},
+      {
+        new String[] {"batch", in.toString(), "--scope-by", "host"},
+        "--scope-by 'host' is not a scope; use endpoint, account or header:NAME (e.g."
+            + " header:X-Api-Key)"
+      },
+      {
+        new String[] {"batch", in.toString(), "--scope-by", "header:"},
+        "--scope-by header:: name the header after the colon; use endpoint, account or"
+            + " header:NAME"
+      },
+      {
+        new String[] {"batch", in.toString(), "--scope-by", "header:X Key"},
+        "--scope-by header:X Key: key header must be a header name"
+      },
+      {
+        new String[] {"batch", in.toString(), "--route", "v1/items/{id}"},
+        "--route: route template must be a path starting with /"
+      },
+      {
+        new String[] {"batch", in.toString(), "--rate", "0/s"},
+        "'0/s': the count must be more than 0; use N/s, N/min, N/h or N/day"
+      },
+      {
+        new String[] {"batch", in.toString(), "--rate", "-5/min"},
+        "'-5/min': a rate cannot be negative; use N/s, N/min, N/h or N/day"
+      },
       {
         new String[] {"batch", in.toString(), "--rate", "fast"},
         "'fast' is not a rate; use N/s, N/min"
@@ -574,6 +676,8 @@ class BatchCommandTest {
             "FILE",
             "--rate=RATE",
             "--concurrency=N",
+            "--scope-by=endpoint|account|header:NAME",
+            "--route=TEMPLATE",
             "--max-retries=N",
             "--base=DURATION",
             "--cap=DURATION",

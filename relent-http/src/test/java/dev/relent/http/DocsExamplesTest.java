@@ -6,8 +6,10 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.http.adapter.HttpOutcomes;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.testing.FakeTime;
@@ -128,5 +130,31 @@ class DocsExamplesTest {
             .build();
     assertThat(executor.policy().config().maxRetries()).isEqualTo(3);
     assertThat(outcomes.table().rule(500)).isEqualTo(DecisionTable.Rule.NEVER);
+  }
+
+  @Test
+  void scopes() {
+    GuardRegistry registry = GuardRegistry.ofDefaults();
+    HttpScopes scopes =
+        HttpScopes.builder()
+            .withRoutes("/v1/payments/{id}", "/v1/customers/{customer}/cards")
+            .withKeyHeader("X-Api-Key") // one scope per key, named by a short hash of it
+            .withAccountWideWhen(h -> "global".equals(h.first("X-RateLimit-Scope")))
+            .build();
+    RelentHttpClient http =
+        RelentHttpClient.builder(HttpClient.newHttpClient()).withScopes(scopes, registry).build();
+    // GET https://api.example.com/v1/payments/pay_8f3k29?expand=all with X-Api-Key: sk_live_1
+    // belongs to: account api.example.com, key X-Api-Key#992621cb,
+    // endpoint GET api.example.com/v1/payments/{id}
+    List<Scope> of =
+        scopes.scopesOf(
+            "GET",
+            URI.create("https://api.example.com/v1/payments/pay_8f3k29?expand=all"),
+            HeaderLookup.of(Map.of("X-Api-Key", List.of("sk_live_1"))));
+    assertThat(of).hasSize(3);
+    assertThat(of.get(0)).hasToString("account api.example.com");
+    assertThat(of.get(1)).hasToString("key X-Api-Key#992621cb");
+    assertThat(of.get(2)).hasToString("endpoint GET api.example.com/v1/payments/{id}");
+    assertThat(http.executor().registry()).contains(registry);
   }
 }

@@ -40,7 +40,11 @@ final class Hc5Calls {
         uri(request),
         existing == null ? null : existing.getValue(),
         options,
-        resendable);
+        resendable,
+        name -> {
+          Header h = request.getFirstHeader(name);
+          return h == null ? null : h.getValue();
+        });
   }
 
   static void storeResult(HttpContext context, HttpCall call) {

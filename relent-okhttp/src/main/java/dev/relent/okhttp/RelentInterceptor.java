@@ -195,7 +195,8 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
                 request.url().toString(),
                 existing,
                 options != null ? options : CallOptions.ofDefaults(),
-                body == null || !(body.isOneShot() || body.isDuplex()));
+                body == null || !(body.isOneShot() || body.isDuplex()),
+                request::header);
     Request.Builder keyed = request.newBuilder().tag(HttpCall.class, call);
     if (call.key() != null && existing == null) {
       keyed.header(Idempotency.HEADER, call.key());

@@ -113,6 +113,7 @@ class CoreDocsExampleTest {
 
   @Test
   void thePageShowsExactlyThisCode() {
-    DocSnippets.assertPageShowsSnippetsOf("../docs/core.md", CoreDocsExampleTest.class);
+    DocSnippets.assertPageShowsSnippetsOf(
+        "../docs/core.md", CoreDocsExampleTest.class, ScopesDocsExampleTest.class);
   }
 }

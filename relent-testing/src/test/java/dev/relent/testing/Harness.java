@@ -4,6 +4,7 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentEvent;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,9 +32,9 @@ final class Harness<R> {
   }
 
   final Mode mode;
-  final FakeTime time = new FakeTime();
-  final RecordingSleeper sleeper = time.sleeper();
-  final ManualScheduler scheduler = time.scheduler();
+  final FakeTime time;
+  final RecordingSleeper sleeper;
+  final ManualScheduler scheduler;
   final List<Long> attemptTimes = Collections.synchronizedList(new ArrayList<>());
   final List<RelentEvent<R>> events = Collections.synchronizedList(new ArrayList<>());
   final RelentExecutor<R> executor;
@@ -43,7 +44,18 @@ final class Harness<R> {
   }
 
   Harness(Mode mode, RetryPolicy policy, UnaryOperator<RelentExecutor.Builder<R>> customize) {
+    this(mode, policy, new FakeTime(), customize);
+  }
+
+  Harness(
+      Mode mode,
+      RetryPolicy policy,
+      FakeTime time,
+      UnaryOperator<RelentExecutor.Builder<R>> customize) {
     this.mode = mode;
+    this.time = time;
+    this.sleeper = time.sleeper();
+    this.scheduler = time.scheduler();
     RelentExecutor.Builder<R> builder =
         RelentExecutor.<R>builder(policy).withTime(time).onEvent(events::add);
     this.executor = customize.apply(builder).build();
@@ -51,6 +63,23 @@ final class Harness<R> {
 
   /** Runs the script to completion; returns the result or throws what the call threw. */
   R run(Script<R> script) {
+    return run(List.of(), script);
+  }
+
+  /** Runs the script under the given scopes, as {@link #run(Script)} does. */
+  R run(List<Scope> scopes, Script<R> script) {
+    if (!scopes.isEmpty()) {
+      if (mode == Mode.SYNC) {
+        return executor.get(
+            scopes,
+            ctx -> {
+              attemptTimes.add(time.read());
+              return script.attempt(ctx);
+            },
+            null);
+      }
+      return join(start(scopes, script));
+    }
     if (mode == Mode.SYNC) {
       return executor.get(
           (AttemptContext ctx) -> {
@@ -58,7 +87,10 @@ final class Harness<R> {
             return script.attempt(ctx);
           });
     }
-    CompletableFuture<R> future = start(script);
+    return join(start(script));
+  }
+
+  private R join(CompletableFuture<R> future) {
     scheduler.runUntilIdle();
     try {
       return future.join();
@@ -81,6 +113,21 @@ final class Harness<R> {
             return CompletableFuture.failedFuture(e);
           }
         });
+  }
+
+  /** Starts the script asynchronously under the given scopes without driving the scheduler. */
+  CompletableFuture<R> start(List<Scope> scopes, Script<R> script) {
+    return executor.getAsync(
+        scopes,
+        ctx -> {
+          attemptTimes.add(time.read());
+          try {
+            return CompletableFuture.completedFuture(script.attempt(ctx));
+          } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        },
+        null);
   }
 
   /** The waits chosen before each retry, as the executor reported them. */

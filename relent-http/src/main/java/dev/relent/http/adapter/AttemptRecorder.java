@@ -5,6 +5,9 @@ import dev.relent.RelentException;
 import dev.relent.RelentListener;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
+import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Scope;
+import dev.relent.guard.ScopeGuards;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Decision;
 import dev.relent.http.DecisionTable;
@@ -34,13 +37,42 @@ final class AttemptRecorder<R> implements RelentListener<R> {
   private final HttpOutcomes<R> outcomes;
   private final HttpAttemptLogger log;
   private final HttpCall call;
+  private final GuardRegistry registry;
   private Duration duration;
   private ServerHint hint;
 
-  AttemptRecorder(HttpOutcomes<R> outcomes, HttpAttemptLogger log, HttpCall call) {
+  AttemptRecorder(
+      HttpOutcomes<R> outcomes, HttpAttemptLogger log, HttpCall call, GuardRegistry registry) {
     this.outcomes = outcomes;
     this.log = log;
     this.call = call;
+    this.registry = registry;
+  }
+
+  /**
+   * The call's scopes paused now, for the log line: {@code endpoint GET h/v1/x until T (by …)};
+   * null when none is, or when the call has no scopes.
+   */
+  private String paused() {
+    if (registry == null || call == null || call.scopes().isEmpty()) {
+      return null;
+    }
+    StringBuilder b = null;
+    for (Scope scope : call.scopes()) {
+      ScopeGuards g = registry.find(scope).orElse(null);
+      if (g == null || !g.isPaused()) {
+        continue;
+      }
+      b = b == null ? new StringBuilder() : b.append("; ");
+      b.append(scope);
+      if (g.pausedUntil().isPresent()) {
+        b.append(" until ").append(g.pausedUntil().get());
+      }
+      if (g.pauseCause().isPresent()) {
+        b.append(" by ").append(g.pauseCause().get());
+      }
+    }
+    return b == null ? null : b.toString();
   }
 
   @Override
@@ -63,7 +95,7 @@ final class AttemptRecorder<R> implements RelentListener<R> {
         duration = null;
         hint = null;
         if (log != null) {
-          log.write(record, event);
+          log.write(record, event, paused());
         }
         break;
       case PACED:

@@ -2,7 +2,9 @@ package dev.relent.http.adapter;
 
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.GuardRegistry;
 import dev.relent.http.DecisionTable;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.ServerHints;
 import dev.relent.time.TimeSource;
@@ -36,6 +38,8 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   private Logger logger = LoggerFactory.getLogger("dev.relent.http");
   private final List<Consumer<RelentExecutor.Builder<R>>> executorSettings = new ArrayList<>();
   private boolean keyWrites;
+  private HttpScopes scopes;
+  private GuardRegistry registry;
   private int maxBufferedBody = DEFAULT_MAX_BUFFERED_BODY;
 
   /** Creates a builder with every setting at its default. */
@@ -182,6 +186,35 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
     return self();
   }
 
+  /**
+   * Governs each request by the guards of its scopes (its account, key, endpoint, custom scope, as
+   * {@code scopes} derives them), which {@code registry} holds: a {@code 429}, {@code Retry-After}
+   * or quota answer pauses the scope it belongs to (by default the endpoint's, the account's when
+   * the server says so), not every request of the adapter; a request to a paused scope waits, or
+   * fails at once when the pause outlasts its deadline, with a message naming the scope, the
+   * request and the answer that paused it, and when the pause ends. A pause is capped at the
+   * policy's longest server wait; {@link GuardRegistry#resume} ends it early. Give the registry the
+   * adapter's {@link #withTime time source}. Default: no scopes (a rate-limit answer pauses the
+   * executor's pacer, if there is one).
+   *
+   * <pre>{@code
+   * GuardRegistry registry = GuardRegistry.ofDefaults();
+   * RelentInterceptor.builder()
+   *     .withScopes(HttpScopes.builder().withRoutes("/v1/payments/{id}").build(), registry)
+   *     .build();
+   * }</pre>
+   *
+   * @param scopes how a request's scopes are derived
+   * @param registry where their guards and pauses live
+   * @return this builder
+   * @throws NullPointerException if an argument is null
+   */
+  public B withScopes(HttpScopes scopes, GuardRegistry registry) {
+    this.scopes = Objects.requireNonNull(scopes, "scopes cannot be null");
+    this.registry = Objects.requireNonNull(registry, "registry cannot be null");
+    return self();
+  }
+
   @SuppressWarnings("unchecked")
   private B self() {
     return (B) this;
@@ -210,11 +243,22 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
       configurer.accept(x);
     }
     outcomes.applyTo(x);
+    if (scopes != null) {
+      HttpScopes derived = scopes;
+      x.withScopes(registry)
+          .withPauseTarget(
+              (result, failure, hint) ->
+                  result == null
+                      ? null
+                      : derived.pauses(access.status(result), access.headers(result)));
+    }
     return new HttpCallLoop<>(
         outcomes,
         x.build(),
         keyWrites,
         maxBufferedBody,
-        logger == null ? null : outcomes.attemptLogger(logger));
+        logger == null ? null : outcomes.attemptLogger(logger),
+        scopes,
+        registry);
   }
 }

@@ -18,8 +18,9 @@ import org.slf4j.spi.LoggingEventBuilder;
  * <p>Levels: a first attempt that succeeds at DEBUG, a retry and a success after retries at INFO,
  * giving up at WARN, a pacer wait at DEBUG; a write held back because it may have reached the
  * server is WARN whatever the attempt. Everything written comes from a record, whose values passed
- * the redactor or are sanitised headers from a fixed list, or from the give-up's own fields; bodies
- * are never read. Stateless and thread-safe.
+ * the redactor or are sanitised headers from a fixed list, from the give-up's own fields, or from
+ * the pauses of the call's scopes (scope names, which never hold a secret, and causes made of the
+ * same redacted outcome and hint); bodies are never read. Stateless and thread-safe.
  */
 final class HttpAttemptLogger {
   private final Logger log;
@@ -32,8 +33,11 @@ final class HttpAttemptLogger {
     this.redactor = redactor;
   }
 
-  /** Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt. */
-  void write(AttemptRecord record, RelentEvent<?> event) {
+  /**
+   * Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt;
+   * {@code paused} the call's scopes paused now, with until when and by what, or null.
+   */
+  void write(AttemptRecord record, RelentEvent<?> event, String paused) {
     Level level = level(record, event);
     if (!log.isEnabledForLevel(level)) {
       return;
@@ -94,6 +98,11 @@ final class HttpAttemptLogger {
       String source = clean(event.hint().get().source());
       s.append(" hint=\"").append(source).append('"');
       b = b.addKeyValue("hint", source);
+    }
+    if (paused != null) {
+      String text = clean(paused);
+      s.append(" paused=\"").append(text).append('"');
+      b = b.addKeyValue("paused", text);
     }
     if (record != null && record.key().isPresent()) {
       s.append(" key=").append(record.key().get());

@@ -1,5 +1,6 @@
 package dev.relent.http.adapter;
 
+import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallResult;
 import dev.relent.http.Decision;
@@ -29,6 +30,7 @@ public final class HttpCall {
   private final DecisionTable table;
   private final Redactor redactor;
   private final Consumer<AttemptRecord> listener;
+  private final List<Scope> scopes;
   private final List<AttemptRecord> records = new ArrayList<>(2);
   private volatile int attempt;
   private volatile Decision decision;
@@ -40,8 +42,10 @@ public final class HttpCall {
       String key,
       DecisionTable table,
       Redactor redactor,
-      Consumer<AttemptRecord> listener) {
+      Consumer<AttemptRecord> listener,
+      List<Scope> scopes) {
     this.method = method;
+    this.scopes = scopes;
     this.uri = uri;
     this.endpoint = endpoint;
     this.key = key;
@@ -57,6 +61,15 @@ public final class HttpCall {
    */
   public String method() {
     return method;
+  }
+
+  /**
+   * Returns the scopes the request belongs to, broadest first.
+   *
+   * @return the scopes; empty unless the adapter was built {@code withScopes}
+   */
+  public List<Scope> scopes() {
+    return scopes;
   }
 
   /**

@@ -4,17 +4,23 @@ import dev.relent.AttemptContext;
 import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.RelentListener;
+import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Scope;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Decision;
 import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.HttpFaultException;
+import dev.relent.http.HttpScopes;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.UnresolvedWriteException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.URI;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -51,18 +57,33 @@ public final class HttpCallLoop<R> {
   private final boolean keyWrites;
   private final int maxBufferedBody;
   private final HttpAttemptLogger log;
+  private final HttpScopes scopes;
+  private final GuardRegistry registry;
 
   HttpCallLoop(
       HttpOutcomes<R> outcomes,
       RelentExecutor<R> executor,
       boolean keyWrites,
       int maxBufferedBody,
-      HttpAttemptLogger log) {
+      HttpAttemptLogger log,
+      HttpScopes scopes,
+      GuardRegistry registry) {
     this.outcomes = outcomes;
     this.executor = executor;
     this.keyWrites = keyWrites;
     this.maxBufferedBody = maxBufferedBody;
     this.log = log;
+    this.scopes = scopes;
+    this.registry = registry;
+  }
+
+  /**
+   * Returns the registry of the scopes' guards and pauses.
+   *
+   * @return the registry, empty unless the adapter was built {@code withScopes}
+   */
+  public Optional<GuardRegistry> registry() {
+    return Optional.ofNullable(registry);
   }
 
   /**
@@ -107,7 +128,33 @@ public final class HttpCallLoop<R> {
    */
   public HttpCall prepare(
       String method, String uri, String existingKey, CallOptions options, boolean resendable) {
+    return prepare(method, uri, existingKey, options, resendable, HeaderLookup.NONE);
+  }
+
+  /**
+   * Starts a call as {@link #prepare(String, String, String, CallOptions, boolean)} does, with the
+   * request's headers, from which the call's scopes are derived (an API key header); only a short
+   * hash of a key's value is kept.
+   *
+   * @param method the request method
+   * @param uri the request URI as a string, unredacted
+   * @param existingKey the request's own {@code Idempotency-Key} header, or null
+   * @param options the call's options
+   * @param resendable false when the request body can be sent only once
+   * @param requestHeaders the request's headers
+   * @return the call
+   * @throws NullPointerException if {@code method}, {@code uri}, {@code options} or {@code
+   *     requestHeaders} is null
+   */
+  public HttpCall prepare(
+      String method,
+      String uri,
+      String existingKey,
+      CallOptions options,
+      boolean resendable,
+      HeaderLookup requestHeaders) {
     Objects.requireNonNull(method, "method cannot be null");
+    Objects.requireNonNull(requestHeaders, "requestHeaders cannot be null");
     Objects.requireNonNull(uri, "uri cannot be null");
     Objects.requireNonNull(options, "options cannot be null");
     String key = options.keyFor(method, existingKey, keyWrites);
@@ -122,7 +169,19 @@ public final class HttpCallLoop<R> {
         key,
         table,
         outcomes.redactor(),
-        options.attemptListener().orElse(null));
+        options.attemptListener().orElse(null),
+        scopes == null ? List.of() : scopesOf(method, uri, requestHeaders));
+  }
+
+  private List<Scope> scopesOf(String method, String uri, HeaderLookup headers) {
+    URI parsed;
+    try {
+      parsed = URI.create(uri);
+    } catch (IllegalArgumentException e) {
+      // The client will refuse it; meanwhile it belongs to no host we know.
+      parsed = URI.create("http://unknown-host/");
+    }
+    return scopes.scopesOf(method, parsed, headers);
   }
 
   /**
@@ -160,7 +219,9 @@ public final class HttpCallLoop<R> {
       throws IOException, X {
     R last;
     try {
-      last = executor.get((AttemptContext ctx) -> attempt(call, exchange, ctx), listener(call));
+      last =
+          executor.get(
+              call.scopes(), (AttemptContext ctx) -> attempt(call, exchange, ctx), listener(call));
     } catch (Cancelled e) {
       throw exchange.cancellation();
     } catch (RelentException e) {
@@ -181,6 +242,7 @@ public final class HttpCallLoop<R> {
   public CompletableFuture<R> executeAsync(HttpCall call, AsyncExchange<R> exchange) {
     CompletableFuture<R> inner =
         executor.getAsync(
+            call.scopes(),
             ctx -> {
               call.startAttempt(ctx.attempt());
               AttemptFuture<R> future = new AttemptFuture<>(call);
@@ -228,7 +290,7 @@ public final class HttpCallLoop<R> {
   }
 
   private RelentListener<R> listener(HttpCall call) {
-    return new AttemptRecorder<>(outcomes, log, call);
+    return new AttemptRecorder<>(outcomes, log, call, registry);
   }
 
   private <X extends Exception> R attempt(

@@ -320,7 +320,7 @@ public final class HttpOutcomes<R> {
    * @throws NullPointerException if {@code logger} is null
    */
   public RelentListener<R> logger(Logger logger) {
-    return new AttemptRecorder<>(this, attemptLogger(logger), null);
+    return new AttemptRecorder<>(this, attemptLogger(logger), null, null);
   }
 
   HttpAttemptLogger attemptLogger(Logger logger) {

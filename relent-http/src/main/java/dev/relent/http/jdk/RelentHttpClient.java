@@ -240,7 +240,14 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
     Objects.requireNonNull(options, "options cannot be null");
     String existing = request.headers().firstValue(Idempotency.HEADER).orElse(null);
     HttpCall call =
-        loop().prepare(request.method(), String.valueOf(request.uri()), existing, options, true);
+        loop()
+            .prepare(
+                request.method(),
+                String.valueOf(request.uri()),
+                existing,
+                options,
+                true,
+                HeaderLookup.of(request.headers()));
     HttpRequest keyed =
         call.key() == null || existing != null
             ? request

@@ -1,0 +1,318 @@
+package dev.relent;
+
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
+import dev.relent.guard.ScopeGuards;
+import dev.relent.internal.Nanos;
+import dev.relent.time.Durations;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The guards of one operation's scopes, taken from the executor's {@link GuardRegistry} when the
+ * operation starts (a scope evicted meanwhile keeps serving it), with what the operation holds of
+ * them.
+ *
+ * <p>Pacing with several pacers (the executor's own, then each scope's): every pause is waited out
+ * first, then a start is reserved with each pacer at the running start time, and a later pacer's
+ * wait moves that time. A pacer reserved earlier than the final start is refunded (best effort) and
+ * reserved again at it, for at most three rounds, so that no pacer sees its start earlier than it
+ * happens: the starts may be slower than the slowest pacer, never faster. A refusal refunds every
+ * reservation made.
+ *
+ * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}.
+ */
+final class ScopedGuards {
+  private static final int ROUNDS = 3;
+
+  private final RelentExecutorImpl<?> x;
+  private final List<Scope> scopes;
+  private final ScopeGuards[] guards;
+  private final Pacer[] pacers;
+  private final String[] pacerNames;
+  private final long[] reserved;
+  private final CircuitBreaker[] breakers;
+  private final boolean[] permits;
+  private final RetryBudget[] budgets;
+
+  /** Why the last {@link #reserve} refused: the scope's pause, or a pacer's wait. */
+  private ScopeGuards refusingPause;
+
+  private int refusingPacer = -1;
+  private long refusedWait;
+
+  /** What this call paused, for its own give-up message; null if nothing. */
+  String pausedByThisCall;
+
+  ScopedGuards(RelentExecutorImpl<?> x, List<Scope> scopes, long now) {
+    this.x = x;
+    this.scopes = scopes;
+    int n = scopes.size();
+    guards = new ScopeGuards[n];
+    int pacerCount = x.pacer == null ? 0 : 1;
+    int breakerCount = 0;
+    int budgetCount = 0;
+    for (int i = 0; i < n; i++) {
+      guards[i] = x.registry.guards(scopes.get(i), now);
+      pacerCount += guards[i].pacer().isPresent() ? 1 : 0;
+      breakerCount += guards[i].circuitBreaker().isPresent() ? 1 : 0;
+      budgetCount += guards[i].retryBudget().isPresent() ? 1 : 0;
+    }
+    pacers = new Pacer[pacerCount];
+    pacerNames = new String[pacerCount];
+    reserved = new long[pacerCount];
+    breakers = new CircuitBreaker[breakerCount];
+    permits = new boolean[breakerCount];
+    budgets = new RetryBudget[budgetCount];
+    int p = 0;
+    int c = 0;
+    int b = 0;
+    if (x.pacer != null) {
+      pacers[p] = x.pacer;
+      pacerNames[p++] = "the executor's pacer";
+    }
+    for (ScopeGuards g : guards) {
+      if (g.pacer().isPresent()) {
+        pacers[p] = g.pacer().get();
+        pacerNames[p++] = "the pacer of " + g.scope();
+      }
+      if (g.circuitBreaker().isPresent()) {
+        breakers[c++] = g.circuitBreaker().get();
+      }
+      if (g.retryBudget().isPresent()) {
+        budgets[b++] = g.retryBudget().get();
+      }
+    }
+    Arrays.fill(reserved, Long.MIN_VALUE);
+  }
+
+  // ---------------------------------------------------------------- breakers
+
+  /** Takes a permit of every scope's breaker: 0, or the refusing breaker's wait (all released). */
+  long admit(long now) {
+    for (int i = 0; i < breakers.length; i++) {
+      long refusal = breakers[i].tryAcquirePermission(now);
+      if (refusal != 0) {
+        release();
+        return refusal;
+      }
+      permits[i] = true;
+    }
+    return 0;
+  }
+
+  /** Records an outcome in the breakers whose permits this attempt holds. */
+  void record(Verdict verdict, long attemptStart) {
+    for (int i = 0; i < breakers.length; i++) {
+      if (!permits[i]) {
+        continue;
+      }
+      permits[i] = false;
+      if (verdict.kind() == Verdict.Kind.SUCCESS) {
+        breakers[i].onSuccess(attemptStart);
+      } else if (verdict.isDownstreamFailure()) {
+        breakers[i].onFailure(attemptStart);
+      } else {
+        breakers[i].releasePermission();
+      }
+    }
+  }
+
+  /** Gives back the breaker permits of an attempt that will not be made. */
+  void release() {
+    for (int i = 0; i < breakers.length; i++) {
+      if (permits[i]) {
+        permits[i] = false;
+        breakers[i].releasePermission();
+      }
+    }
+  }
+
+  /** The scope whose breaker refused, for the message. */
+  String refusingBreaker() {
+    for (ScopeGuards g : guards) {
+      if (g.circuitBreaker().isPresent() && g.circuitBreaker().get().nextProbeIn().isPresent()) {
+        return "the circuit breaker of " + g.scope();
+      }
+    }
+    return "a scope's circuit breaker";
+  }
+
+  // ---------------------------------------------------------------- budgets
+
+  void recordFirstAttempt(long now) {
+    for (RetryBudget b : budgets) {
+      b.recordFirstAttempt(now);
+    }
+  }
+
+  /** Draws a retry from every scope's budget; null if all allowed, else the one that refused. */
+  RetryBudget tryAcquireRetry(long now) {
+    for (RetryBudget b : budgets) {
+      if (!b.tryAcquireRetry(now)) {
+        return b;
+      }
+    }
+    return null;
+  }
+
+  /** The scope of a budget, for the message. */
+  Scope scopeOf(RetryBudget budget) {
+    for (ScopeGuards g : guards) {
+      if (g.retryBudget().orElse(null) == budget) {
+        return g.scope();
+      }
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- pauses and pacers
+
+  /**
+   * Waits out every pause, then reserves a start with every pacer.
+   *
+   * @return the wait before the start (&ge; 0), or minus the wait that would have been needed when
+   *     it exceeds {@code maxWait}; then {@link #refusal} says why
+   */
+  long reserve(long now, long maxWait) {
+    // Reservations of an earlier attempt were used by it: never refund them.
+    Arrays.fill(reserved, Long.MIN_VALUE);
+    refusingPause = null;
+    refusingPacer = -1;
+    long start = now;
+    for (ScopeGuards g : guards) {
+      long until = g.pausedUntilNanos();
+      if (until != Long.MIN_VALUE && until - start > 0) {
+        start = until;
+        refusingPause = g;
+      }
+    }
+    if (start - now > maxWait) {
+      return -(start - now);
+    }
+    refusingPause = null;
+    for (int round = 0; round < ROUNDS; round++) {
+      boolean moved = false;
+      for (int i = 0; i < pacers.length; i++) {
+        if (reserved[i] == start) {
+          continue;
+        }
+        if (reserved[i] != Long.MIN_VALUE) {
+          pacers[i].refund(reserved[i]);
+          reserved[i] = Long.MIN_VALUE;
+        }
+        long wait = pacers[i].tryAcquire(start, Math.max(0L, maxWait - (start - now)));
+        if (wait < 0) {
+          refund();
+          refusingPacer = i;
+          refusedWait = Nanos.saturatedAdd(start - now, -wait);
+          return -refusedWait;
+        }
+        reserved[i] = start + wait;
+        if (wait > 0) {
+          start += wait;
+          moved = true;
+        }
+      }
+      if (!moved) {
+        break;
+      }
+    }
+    return start - now;
+  }
+
+  /** How long the longest pause of the scopes lasts from {@code now}; 0 if none. */
+  long pauseLeft(long now) {
+    refusingPause = null;
+    refusingPacer = -1;
+    long left = 0;
+    for (ScopeGuards g : guards) {
+      long until = g.pausedUntilNanos();
+      if (until != Long.MIN_VALUE && until - now > left) {
+        left = until - now;
+        refusingPause = g;
+      }
+    }
+    return left;
+  }
+
+  /** Gives back every reservation made (best effort, as {@link Pacer#refund} is). */
+  void refund() {
+    for (int i = 0; i < pacers.length; i++) {
+      if (reserved[i] != Long.MIN_VALUE) {
+        pacers[i].refund(reserved[i]);
+        reserved[i] = Long.MIN_VALUE;
+      }
+    }
+  }
+
+  /** Why {@link #reserve} refused, naming the scope and what paused it. */
+  String refusal(long left) {
+    if (refusingPause != null) {
+      ScopeGuards g = refusingPause;
+      StringBuilder m = new StringBuilder(160).append(g.scope()).append(" is paused for ");
+      m.append(Durations.format(g.pauseRemaining().toNanos()));
+      g.pausedUntil().ifPresent(u -> m.append(" more (until ").append(u).append(')'));
+      m.append(", past the deadline (")
+          .append(Durations.format(left))
+          .append(" left), by ")
+          .append(g.pauseCause().orElse("a pause"));
+      return m.append("; GuardRegistry.resume(scope) ends it").toString();
+    }
+    String name = refusingPacer >= 0 ? pacerNames[refusingPacer] : "the pacer";
+    return name
+        + ": the next start is in "
+        + Durations.format(refusedWait)
+        + ", past the deadline ("
+        + Durations.format(left)
+        + " left)";
+  }
+
+  /**
+   * Pauses the scope the answer belongs to: until an exhausted quota resets (waiting a while will
+   * not renew it, so every call fails at once, saying when), or for a rate limit's wait capped at
+   * the longest server wait allowed, so that a hostile or mistaken wait never stalls the scope's
+   * calls longer than they would wait anyway.
+   */
+  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
+    long asked = hint.waitNanos();
+    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, x.maxServerWaitNanos);
+    if (pause <= 0 || scopes.isEmpty()) {
+      return; // a 429 without a wait pauses nothing: the backoff of this call alone decides
+    }
+    @SuppressWarnings("unchecked")
+    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
+    Scope.Kind kind =
+        typed.pauseTarget == null ? null : typed.pauseTarget.kindOf(result, thrown, hint);
+    Scope target = scopes.get(scopes.size() - 1);
+    if (kind != null) {
+      for (Scope s : scopes) {
+        if (s.kind() == kind) {
+          target = s;
+          break;
+        }
+      }
+    }
+    String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
+    if (asked > pause) {
+      cause +=
+          "; the server asked for "
+              + Durations.format(asked)
+              + ", the pause is capped at the "
+              + Durations.format(pause)
+              + " allowed";
+    }
+    long until = Nanos.saturatedAdd(attemptStart, pause);
+    List<Scope> paused = x.registry.pause(scopes, target, until, asked, cause, attemptStart);
+    if (!paused.isEmpty()) {
+      StringBuilder m = new StringBuilder("paused ");
+      for (int i = 0; i < paused.size(); i++) {
+        m.append(i == 0 ? "" : " and ").append(paused.get(i));
+      }
+      pausedByThisCall = m.append(" for ").append(Durations.format(pause)).toString();
+    }
+  }
+}

@@ -1,0 +1,330 @@
+package dev.relent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relent.DeadlineExceededException;
+import dev.relent.RelentException;
+import dev.relent.RelentExecutor;
+import dev.relent.RetryPolicy;
+import dev.relent.ServerHint;
+import dev.relent.Verdict;
+import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.GuardRegistry;
+import dev.relent.guard.Pacer;
+import dev.relent.guard.Scope;
+import dev.relent.guard.ScopeGuards;
+import dev.relent.testing.Harness.Mode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Calls that name their scopes: a rate-limit answer pauses the scope it belongs to, not the
+ * executor; every scope's pacer, breaker and pause govern the call. Both modes, on fake time.
+ */
+class ScopedExecutorTest {
+  record Reply(int status, ServerHint hint, String endpoint) {}
+
+  private static final Scope ACCOUNT = Scope.account("api.example.com");
+  private static final Scope ITEMS = Scope.endpoint("GET api.example.com/v1/items/{id}");
+  private static final Scope USERS = Scope.endpoint("GET api.example.com/v1/users/{id}");
+  private static final List<Scope> ON_ITEMS = List.of(ACCOUNT, ITEMS);
+  private static final List<Scope> ON_USERS = List.of(ACCOUNT, USERS);
+
+  private static Reply ok(String endpoint) {
+    return new Reply(200, null, endpoint);
+  }
+
+  private static Reply tooMany(String endpoint, Duration wait) {
+    return new Reply(
+        429,
+        ServerHint.rateLimited(
+            wait, wait.isZero() ? "HTTP 429" : "Retry-After: " + wait.toSeconds()),
+        endpoint);
+  }
+
+  private static Reply quota(String endpoint, Duration wait) {
+    return new Reply(
+        429, ServerHint.quotaExhausted(wait, null, "Retry-After: " + wait.toSeconds()), endpoint);
+  }
+
+  private static Harness<Reply> harness(
+      Mode mode,
+      FakeTime time,
+      GuardRegistry registry,
+      UnaryOperator<RelentExecutor.Builder<Reply>> more) {
+    return new Harness<>(
+        mode,
+        RetryPolicy.builder().withMaxRetries(0).withDeadline(Duration.ofSeconds(30)).build(),
+        time,
+        b ->
+            more.apply(
+                b.withClassifier(
+                        (reply, failure) ->
+                            failure != null || reply.status() >= 500
+                                ? Verdict.RETRY
+                                : reply.status() == 429 ? Verdict.RETRY : Verdict.SUCCESS)
+                    .withHintExtractor((reply, failure) -> reply == null ? null : reply.hint())
+                    .withOutcomeDescriber(
+                        (reply, failure) ->
+                            reply == null
+                                ? "failure"
+                                : "HTTP " + reply.status() + " from GET " + reply.endpoint())
+                    .withScopes(registry)));
+  }
+
+  private static GuardRegistry registry(FakeTime time) {
+    return GuardRegistry.builder().withTime(time).build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aLongRetryAfterOnOneEndpointPausesThatEndpointAloneAndSaysSo(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    assertThatThrownBy(
+            () ->
+                x.run(ON_ITEMS, Harness.answers(quota("https://h/v1/items/7", Duration.ofDays(1)))))
+        .isInstanceOf(RelentException.class)
+        .hasMessageContaining("paused endpoint GET api.example.com/v1/items/{id} for 86400 s)");
+
+    // A healthy endpoint of the same account is not held up.
+    Reply users = x.run(ON_USERS, Harness.answers(ok("https://h/v1/users/1")));
+    assertThat(users.status()).isEqualTo(200);
+
+    // The paused one fails at once, naming the scope, the request and the answer, and the end.
+    long before = time.read();
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(ok("https://h/v1/items/8"))))
+        .isInstanceOf(DeadlineExceededException.class)
+        .satisfies(
+            e ->
+                assertThat(((RelentException) e).reason())
+                    .isEqualTo(RelentException.Reason.RATE_LIMIT_WAIT))
+        .hasMessage(
+            "gave up before any attempt, 0 s in (endpoint GET api.example.com/v1/items/{id} is"
+                + " paused for 86400 s more (until 2026-01-02T00:00:00Z), past the deadline (30 s"
+                + " left), by HTTP 429 from GET https://h/v1/items/7 (Retry-After: 86400);"
+                + " GuardRegistry.resume(scope) ends it; retry at 2026-01-02T00:00:00Z)");
+    assertThat(time.read()).isEqualTo(before);
+    assertThat(x.attemptTimes).hasSize(2);
+
+    ScopeGuards items = registry.find(ITEMS).orElseThrow();
+    assertThat(items.pausedUntil()).contains(Instant.parse("2026-01-02T00:00:00Z"));
+    assertThat(registry.find(ACCOUNT).orElseThrow().isPaused()).isFalse();
+
+    // Resumed from the API, it goes again.
+    assertThat(registry.resume(ITEMS)).isTrue();
+    assertThat(x.run(ON_ITEMS, Harness.answers(ok("https://h/v1/items/8"))).status())
+        .isEqualTo(200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aRateLimitPauseIsCappedAtTheLongestWaitAllowed(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    assertThatThrownBy(
+            () ->
+                x.run(
+                    ON_ITEMS,
+                    Harness.answers(tooMany("https://h/v1/items/7", Duration.ofMinutes(10)))))
+        .hasMessageContaining("paused endpoint GET api.example.com/v1/items/{id} for 30 s)");
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(ok("https://h/v1/items/8"))))
+        .hasMessageContaining(
+            "is paused for 30 s more (until 2026-01-01T00:00:30Z), past the deadline (30 s left),"
+                + " by HTTP 429 from GET https://h/v1/items/7 (Retry-After: 600); the server asked"
+                + " for 600 s, the pause is capped at the 30 s allowed;");
+    assertThat(registry.find(ITEMS).orElseThrow().pauseAsked()).isEqualTo(Duration.ofMinutes(10));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aPauseShorterThanTheDeadlineIsWaitedOutByTheScopesCallsOnly(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    assertThatThrownBy(
+            () ->
+                x.run(
+                    ON_ITEMS,
+                    Harness.answers(tooMany("https://h/v1/items/7", Duration.ofSeconds(2)))))
+        .isInstanceOf(RelentException.class); // no retries left
+    x.run(ON_USERS, Harness.answers(ok("u")));
+    x.run(ON_ITEMS, Harness.answers(ok("i")));
+
+    assertThat(x.attemptTimes).containsExactly(0L, 0L, Duration.ofSeconds(2).toNanos());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void a429WithoutAWaitPausesNothing(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(tooMany("i", Duration.ZERO))))
+        .isInstanceOf(RelentException.class)
+        .hasMessageNotContaining("paused");
+
+    assertThat(registry.paused()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aPauseTargetNamingTheAccountPausesEveryEndpointOfIt(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x =
+        harness(
+            mode,
+            time,
+            registry,
+            b ->
+                b.withPauseTarget(
+                    (reply, failure, hint) ->
+                        reply.endpoint().contains("account-wide") ? Scope.Kind.ACCOUNT : null));
+
+    assertThatThrownBy(
+            () -> x.run(ON_ITEMS, Harness.answers(tooMany("account-wide", Duration.ofSeconds(3)))))
+        .isInstanceOf(RelentException.class);
+    assertThat(registry.find(ACCOUNT).orElseThrow().pauseCause())
+        .contains("HTTP 429 from GET account-wide (Retry-After: 3)");
+    assertThat(registry.find(ITEMS).orElseThrow().isPaused()).isFalse();
+    x.run(ON_USERS, Harness.answers(ok("u")));
+
+    assertThat(x.attemptTimes).containsExactly(0L, Duration.ofSeconds(3).toNanos());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void everyPacerOfTheRequestGovernsItsStartAndTheSlowestWins(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(1, Duration.ofSeconds(1)))
+            .withTime(time)
+            .build();
+    Harness<Reply> x =
+        harness(
+            mode,
+            time,
+            registry,
+            b -> b.withPacer(Pacer.of(2, Duration.ofSeconds(1)))); // account-wide
+
+    x.run(ON_ITEMS, Harness.answers(ok("i")));
+    x.run(ON_ITEMS, Harness.answers(ok("i"))); // the endpoint's pacer: 1 s
+    x.run(ON_USERS, Harness.answers(ok("u"))); // the executor's pacer: 0.5 s after that
+
+    assertThat(x.attemptTimes)
+        .containsExactly(0L, Duration.ofSeconds(1).toNanos(), Duration.ofMillis(1500).toNanos());
+  }
+
+  @Test
+  void aCancelledAsyncCallGivesBackItsStartToEveryPacer() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(1, Duration.ofSeconds(1)))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(Mode.ASYNC, time, registry, b -> b);
+
+    x.run(ON_ITEMS, Harness.answers(ok("i")));
+    CompletableFuture<Reply> waiting = x.start(ON_ITEMS, Harness.answers(ok("i")));
+    waiting.cancel(true);
+    x.run(ON_ITEMS, Harness.answers(ok("i")));
+
+    assertThat(x.attemptTimes).containsExactly(0L, Duration.ofSeconds(1).toNanos());
+  }
+
+  @Test
+  void aPauseThatBeginsWhileACallWaitsForItsPacerIsWaitedOutToo() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(1, Duration.ofSeconds(1)))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(Mode.ASYNC, time, registry, b -> b);
+    CompletableFuture<Reply> answer = new CompletableFuture<>();
+    List<Long> starts = new java.util.ArrayList<>();
+
+    x.executor.getAsync(
+        ON_ITEMS,
+        ctx -> {
+          starts.add(time.read());
+          return answer;
+        },
+        null);
+    CompletableFuture<Reply> second =
+        x.executor.getAsync(
+            ON_ITEMS,
+            ctx -> {
+              starts.add(time.read());
+              return CompletableFuture.completedFuture(ok("i"));
+            },
+            null);
+    x.scheduler.advance(Duration.ofMillis(500));
+    // the answer pauses the endpoint for 5 s from the attempt's start
+    answer.complete(tooMany("i", Duration.ofSeconds(5)));
+    x.scheduler.runUntilIdle();
+
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(starts).containsExactly(0L, Duration.ofSeconds(5).toNanos());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aScopesOpenBreakerRefusesOnlyItsCalls(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withCircuitBreaker(
+                Scope.Kind.ENDPOINT,
+                s ->
+                    CircuitBreaker.builder()
+                        .withFailureRateThreshold(50)
+                        .withMinimumCalls(2)
+                        .withCountWindow(2)
+                        .withTime(time)
+                        .build())
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+    Reply broken = new Reply(503, null, "i");
+
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(broken)))
+          .isInstanceOf(RelentException.class);
+    }
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(ok("i"))))
+        .hasMessageContaining(
+            "the circuit breaker of endpoint GET api.example.com/v1/items/{id} is open: nothing"
+                + " sent");
+    assertThat(x.run(ON_USERS, Harness.answers(ok("u"))).status()).isEqualTo(200);
+  }
+
+  @Test
+  void scopesNeedARegistry() {
+    RelentExecutor<Reply> plain = RelentExecutor.of(RetryPolicy.ofDefaults());
+    assertThatThrownBy(() -> plain.get(ON_ITEMS, ctx -> ok("i"), null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "the call names scopes [account api.example.com, endpoint GET"
+                + " api.example.com/v1/items/{id}] but the executor has no guard registry: build"
+                + " it withScopes(registry)");
+    assertThat(plain.registry()).isEmpty();
+    assertThat(plain.get(List.of(), ctx -> ok("i"), null).status()).isEqualTo(200);
+  }
+}
