@@ -157,4 +157,33 @@ class DocsExamplesTest {
     assertThat(of.get(2)).hasToString("endpoint GET api.example.com/v1/payments/{id}");
     assertThat(http.executor().registry()).contains(registry);
   }
+
+  /** A place to keep writes to send again later, as the page's example names it. */
+  interface RetryQueue {
+    void add(HttpRequest request, String idempotencyKey);
+  }
+
+  /**
+   * The unresolved-write example of docs/http.md, verbatim between the markers: compiled, not run
+   * (what it relies on is checked by the unresolved-write cases of {@code HttpClientContract}).
+   */
+  static void unresolvedWrite(
+      RelentHttpClient client,
+      HttpRequest request,
+      RetryQueue retryQueue,
+      java.util.function.Consumer<Exception> failed)
+      throws java.io.IOException, InterruptedException {
+    // --- docs/http.md
+    try {
+      client.send(
+          request,
+          HttpResponse.BodyHandlers.ofString(),
+          CallOptions.builder().withIdempotencyKey().build());
+    } catch (UnresolvedWriteException e) {
+      retryQueue.add(request, e.idempotencyKey()); // later: the same request with the same key
+    } catch (dev.relent.RelentException e) {
+      failed.accept(e); // nothing of it can have taken effect, or it was a read
+    }
+    // ---
+  }
 }
