@@ -20,12 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 15: a keyed write whose answer was lost is <em>unresolved</em>, not failed ({@code relent
+ * A keyed write whose answer was lost is <em>unresolved</em>, not failed ({@code relent
  * call} exits 6 and says how to send it again; {@code relent batch} records it as not final and a
  * resume sends it again with its journaled key until it resolves), a resume with nothing left to do
  * exits 0, and Ctrl-C during {@code relent call} says what it interrupted.
  */
-class Issue15Test {
+class UnresolvedAndInterruptedTest {
   @TempDir Path dir;
 
   private final ObjectMapper json = new ObjectMapper();
