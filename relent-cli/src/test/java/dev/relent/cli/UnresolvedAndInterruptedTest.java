@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A keyed write whose answer was lost is <em>unresolved</em>, not failed ({@code relent
- * call} exits 6 and says how to send it again; {@code relent batch} records it as not final and a
- * resume sends it again with its journaled key until it resolves), a resume with nothing left to do
- * exits 0, and Ctrl-C during {@code relent call} says what it interrupted.
+ * A keyed write whose answer was lost is <em>unresolved</em>, not failed ({@code relent call} exits
+ * 6 and says how to send it again; {@code relent batch} records it as not final and a resume sends
+ * it again with its journaled key until it resolves), a resume with nothing left to do exits 0, and
+ * Ctrl-C during {@code relent call} says what it interrupted.
  */
 class UnresolvedAndInterruptedTest {
   @TempDir Path dir;
