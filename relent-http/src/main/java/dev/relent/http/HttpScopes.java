@@ -5,6 +5,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -178,7 +179,7 @@ public final class HttpScopes {
    */
   public Scope.Kind pauses(int status, HeaderLookup headers) {
     HeaderLookup h = headers == null ? HeaderLookup.NONE : headers;
-    if (partitioned(h.first("RateLimit-Policy"))) {
+    if (partitioned(h)) {
       return keyHeader != null ? Scope.Kind.KEY : Scope.Kind.ACCOUNT;
     }
     for (Predicate<HeaderLookup> rule : accountWide) {
@@ -189,24 +190,16 @@ public final class HttpScopes {
     return pauseDefault;
   }
 
-  /** Whether a policy item carries a partition key parameter ({@code ;pk=…}). */
-  private static boolean partitioned(String policy) {
-    if (policy == null) {
-      return false;
-    }
-    boolean quoted = false;
-    for (int i = 0; i < policy.length(); i++) {
-      char c = policy.charAt(i);
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (!quoted && c == ';') {
-        int j = i + 1;
-        while (j < policy.length() && policy.charAt(j) == ' ') {
-          j++;
-        }
-        if (policy.startsWith("pk=", j)) {
-          return true;
-        }
+  /**
+   * Whether the server states a limit with a partition key ({@code pk}, on a {@code RateLimit} item
+   * or its {@code RateLimit-Policy}), read by the same strict parser as every hint: a malformed
+   * field says nothing.
+   */
+  private static boolean partitioned(HeaderLookup headers) {
+    // The partition key does not depend on the time; any instant reads it.
+    for (RateLimitStatus limit : ServerHints.ofDefaults().rateLimits(headers, Instant.EPOCH)) {
+      if (limit.partitionKey().isPresent()) {
+        return true;
       }
     }
     return false;

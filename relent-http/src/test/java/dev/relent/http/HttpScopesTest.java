@@ -116,7 +116,8 @@ class HttpScopesTest {
             HttpScopes.builder()
                 .withKeyHeader("X-Api-Key")
                 .build()
-                .pauses(429, HeaderLookup.of(Map.of("RateLimit-Policy", List.of("10;w=1;pk=:a:")))))
+                .pauses(
+                    429, HeaderLookup.of(Map.of("RateLimit-Policy", List.of("10;w=1;pk=:YQ==:")))))
         .isEqualTo(Scope.Kind.KEY);
     assertThat(HttpScopes.builder().withPauseDefault(Scope.Kind.ACCOUNT).build().pauses(429, null))
         .isEqualTo(Scope.Kind.ACCOUNT);
