@@ -306,16 +306,21 @@ public final class ServerHints {
     return List.copyOf(out);
   }
 
-  /** {@code RateLimit: "name";r=0;t=30, ...}: every item a String with {@code r}; else null. */
-  private static List<RateLimitStatus> currentDraft(
-      String value, List<Policy> policies, String source) {
-    List<StructuredFields.Member> members;
+  /** The field as a structured-field List; null when it is malformed or empty (then ignored). */
+  private static List<StructuredFields.Member> nonEmptyList(String value) {
     try {
-      members = StructuredFields.parseList(value);
+      List<StructuredFields.Member> members = StructuredFields.parseList(value);
+      return members.isEmpty() ? null : members;
     } catch (StructuredFields.MalformedFieldException e) {
       return null;
     }
-    if (members.isEmpty()) {
+  }
+
+  /** {@code RateLimit: "name";r=0;t=30, ...}: every item a String with {@code r}; else null. */
+  private static List<RateLimitStatus> currentDraft(
+      String value, List<Policy> policies, String source) {
+    List<StructuredFields.Member> members = nonEmptyList(value);
+    if (members == null) {
       return null;
     }
     List<RateLimitStatus> out = new ArrayList<>();
@@ -472,13 +477,8 @@ public final class ServerHints {
    * 100;w=60} (older drafts); null when malformed or empty (then the whole field is ignored).
    */
   private static List<Policy> policies(String value) {
-    List<StructuredFields.Member> members;
-    try {
-      members = StructuredFields.parseList(value);
-    } catch (StructuredFields.MalformedFieldException e) {
-      return null;
-    }
-    if (members.isEmpty()) {
+    List<StructuredFields.Member> members = nonEmptyList(value);
+    if (members == null) {
       return null;
     }
     List<Policy> out = new ArrayList<>();
