@@ -232,12 +232,16 @@ final class AsyncExecution<R> extends Execution<R> {
   private void complete(R result, Throwable thrown, long attemptStart) {
     long next;
     synchronized (this) {
-      releaseSlot();
       if (promise.isDone()) {
         releaseGuards();
         return;
       }
-      next = onOutcome(result, thrown, attemptStart);
+      try {
+        next = onOutcome(result, thrown, attemptStart);
+      } finally {
+        // Only now: the next caller waiting for the slot sees the pause this answer brought.
+        releaseSlot();
+      }
       if (next >= 0) {
         timer = x.scheduler.schedule(() -> next(x.ticker.read()), next);
       }

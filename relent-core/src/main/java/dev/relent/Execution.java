@@ -159,10 +159,14 @@ class Execution<R> implements AttemptContext {
       } catch (Error e) {
         releaseGuards();
         throw e;
+      }
+      long next;
+      try {
+        next = onOutcome(result, thrown, now);
       } finally {
+        // Only now: the next caller waiting for the slot sees the pause this answer brought.
         releaseSlot();
       }
-      long next = onOutcome(result, thrown, now);
       if (next == DONE) {
         return result;
       }

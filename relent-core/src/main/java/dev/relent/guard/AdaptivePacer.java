@@ -23,11 +23,16 @@ import java.util.Optional;
  *       controller says. A quota that promises more than the server gives (one that lies, or one
  *       that does not count another caller on the account) is corrected by the controller, since
  *       the slower of the two governs.
- *   <li>Throttles ({@link #onThrottled}), once per round: a throttle of an attempt sent before the
- *       last decrease lowers nothing. The rate that falls is {@code min(learned rate, measured send
- *       rate)}, the send rate measured as the AWS SDKs measure it (starts per 0.5 s, smoothed
- *       0.8/0.2), so that a pacer that was not pacing yet (no ceiling, no signal) falls from what
- *       it actually sent.
+ *   <li>Throttles ({@link #onThrottled}), by round: the starts reserved up to the first throttle of
+ *       a round are that round, and the rate falls from the rate they were sent at times the share
+ *       of them not refused, times the controller's factor. Each further throttle of the same round
+ *       lowers it by its share again; a throttle of a start reserved before a decrease but not
+ *       counted in the round lowers nothing (that decrease answered it). The rate the round was
+ *       sent at is the learned rate while the pacer set the pace (its last start waited), else
+ *       {@code min(learned rate, measured send rate)}, measured as the AWS SDKs measure it (starts
+ *       per 0.5 s, smoothed 0.8/0.2), so that a pacer that was not pacing yet (no ceiling, no
+ *       signal) falls from what it actually sent. After a decrease the next start is spaced from
+ *       the newest reserved one at the new interval.
  *   <li>Answers that were not throttles ({@link #onAccepted}) grow the rate as the {@link
  *       Pacer.Congestion} says, never above twice the measured send rate (a rate nobody uses proves
  *       nothing).
@@ -51,10 +56,20 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   static final double CUBIC_C = 0.4;
 
-  /** AIMD: the decrease and the growth per second of sending, relative to the rate. */
+  /** AIMD: the decrease, relative to the rate the round was refused at. */
   static final double AIMD_BETA = 0.9;
 
-  static final double AIMD_GROWTH_PER_SECOND = 0.0025;
+  /** AIMD: how close below the refused rate the recovery goes, as a share of that rate. */
+  static final double AIMD_MARGIN = 0.02;
+
+  /** AIMD: the recovery per second, as a share of the refused rate. */
+  static final double AIMD_RECOVERY_PER_SECOND = 0.02;
+
+  /** AIMD: the probe's first growth per second, relative to the rate. */
+  static final double AIMD_PROBE_PER_SECOND = 0.0001;
+
+  /** AIMD: the probe's growth doubles every so many seconds without a throttle. */
+  static final double AIMD_PROBE_DOUBLING_SECONDS = 20;
 
   /** The send rate is measured in buckets of half a second, smoothed as the AWS SDKs do. */
   static final long MEASURE_BUCKET_NANOS = SECOND / 2;
@@ -80,7 +95,14 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private double k;
   private long epoch;
   private long lastDecrease = NEVER;
+  private long roundStart = NEVER;
   private long roundEnd = NEVER;
+  private long measureEnd = NEVER;
+  private long probeSince = NEVER;
+  private double roundBase;
+  private long roundStarts;
+  private long roundThrottles;
+  private boolean lastStartWaited;
   private long lastGrowth = NEVER;
   private final long[] recent = new long[RECENT];
   private int recentNext;
@@ -128,6 +150,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       lastReservedNanos = interval;
       lock();
       recordStart(Nanos.saturatedAdd(nowNanos, wait));
+      lastStartWaited = wait > 0;
       unlock();
     }
     return wait;
@@ -193,27 +216,69 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     lock();
     try {
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
-        return; // reserved at the old rate: this round has been answered already
+        if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
+          // Another throttle of the round that was answered already: the share of the round's
+          // starts refused says how far above the limit it was sent.
+          roundThrottles++;
+          decrease(nowNanos);
+        }
+        return;
       }
       double sent = sendRate(nowNanos);
-      double base = pacing && sent > 0 ? Math.min(rate, sent) : sent > 0 ? sent : rate;
-      base = Math.max(base, (double) SECOND / slowestNanos);
-      if (congestion == Pacer.Congestion.CUBIC) {
-        wMax = base;
-        k = Math.cbrt(wMax * (1 - CUBIC_BETA) / CUBIC_C);
-        epoch = nowNanos;
-        rate = CUBIC_BETA * base;
+      double base;
+      if (!pacing) {
+        base = sent > 0 ? sent : rate;
+      } else if (lastStartWaited || !(sent > 0)) {
+        // The pacer set the pace: it sent at its rate. A send rate measured in half-second buckets
+        // is too coarse to fall from at a few starts a second, and counts any pause as idle.
+        base = rate;
       } else {
-        rate = AIMD_BETA * base;
+        base = Math.min(rate, sent);
       }
+      roundBase = Math.max(base, (double) SECOND / slowestNanos);
+      roundStart = roundEnd;
+      measureEnd = Math.max(nowNanos, newestStart());
+      roundEnd = measureEnd;
+      roundStarts = Math.max(1, startsBetween(roundStart, measureEnd));
+      roundThrottles = 1;
       pacing = true;
-      lastDecrease = nowNanos;
-      // Every start reserved by now was reserved at the old rate, even one that starts later.
-      roundEnd = Math.max(nowNanos, newestStart());
-      lastGrowth = nowNanos;
-      publish();
+      decrease(nowNanos);
     } finally {
       unlock();
+    }
+  }
+
+  /**
+   * Falls from the round's base by the controller's factor and by the share of the round's starts
+   * that were refused: one refused of 64 costs little more than the factor, seven of eight (a burst
+   * into a limiter that takes one) fall to an eighth of the rate at once instead of a tenth per
+   * round. Never raises the rate. Under the lock.
+   */
+  private void decrease(long nowNanos) {
+    double accepted = Math.max(1, roundStarts - roundThrottles) / (double) roundStarts;
+    double target = Math.max(roundBase * accepted, (double) SECOND / slowestNanos);
+    double next = congestion == Pacer.Congestion.CUBIC ? CUBIC_BETA * target : AIMD_BETA * target;
+    if (roundThrottles > 1 && next >= rate) {
+      return;
+    }
+    wMax = target;
+    if (congestion == Pacer.Congestion.CUBIC) {
+      k = Math.cbrt(wMax * (1 - CUBIC_BETA) / CUBIC_C);
+      epoch = nowNanos;
+    }
+    rate = next;
+    lastDecrease = nowNanos;
+    lastGrowth = nowNanos;
+    probeSince = NEVER;
+    // Every start reserved by now was reserved at a rate this decrease corrects, even one that
+    // starts later: its throttle is answered already.
+    long newest = newestStart();
+    roundEnd = Math.max(roundEnd, Math.max(nowNanos, newest));
+    publish();
+    if (newest != NEVER) {
+      // The schedule spaced the next start from the newest at the old interval: the new one
+      // counts from there too.
+      state.pauseUntil(Nanos.saturatedAdd(newest, learnedNanos));
     }
   }
 
@@ -226,7 +291,13 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     return CUBIC_C * d * d * d + wMax;
   }
 
-  /** AIMD's rate at {@code at}: the growth for the time since the last growth. */
+  /**
+   * AIMD's rate at {@code at}: back to just below the rate last refused ({@code wMax}) at {@value
+   * #AIMD_RECOVERY_PER_SECOND} of it per second, then a probe above it whose growth starts at
+   * {@value #AIMD_PROBE_PER_SECOND} per second and doubles every {@value
+   * #AIMD_PROBE_DOUBLING_SECONDS} s: a limit that holds is met rarely, one that rose (or a {@code
+   * wMax} learned too low) is found in a few minutes at most.
+   */
   private double aimd(long at) {
     if (lastGrowth == NEVER || at <= lastGrowth) {
       lastGrowth = lastGrowth == NEVER ? at : lastGrowth;
@@ -234,7 +305,21 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     double seconds = (at - lastGrowth) / (double) SECOND;
     lastGrowth = at;
-    return rate * (1 + AIMD_GROWTH_PER_SECOND * seconds);
+    double plateau = (1 - AIMD_MARGIN) * wMax;
+    if (rate < plateau) {
+      double recovered = rate + AIMD_RECOVERY_PER_SECOND * wMax * seconds;
+      if (recovered < plateau) {
+        return recovered;
+      }
+      probeSince = at;
+      return plateau;
+    }
+    if (probeSince == NEVER) {
+      probeSince = at;
+    }
+    double probing = (at - probeSince) / (double) SECOND;
+    double growth = AIMD_PROBE_PER_SECOND * Math.pow(2, probing / AIMD_PROBE_DOUBLING_SECONDS);
+    return rate * (1 + growth * seconds);
   }
 
   /** Sets the interval the controller's rate gives. Under the lock. */
@@ -294,9 +379,14 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   /** How many remembered starts lie after {@code t} (at most {@value #RECENT}). */
   private long startsAfter(long t) {
+    return startsBetween(t, Long.MAX_VALUE);
+  }
+
+  /** How many remembered starts lie in {@code (from, to]} (at most {@value #RECENT}). */
+  private long startsBetween(long from, long to) {
     long n = 0;
     for (int i = 0; i < recentSize; i++) {
-      if (recent[i] > t) {
+      if (recent[i] > from && recent[i] <= to) {
         n++;
       }
     }

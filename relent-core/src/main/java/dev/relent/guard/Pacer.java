@@ -59,9 +59,13 @@ public interface Pacer {
      */
     CUBIC,
     /**
-     * Additive increase, multiplicative decrease: on a throttle the rate drops to {@code beta}
-     * (0.9) times the rate at that moment; while no throttle comes it grows by 0.25 % of itself per
-     * second of sending. Gentler than CUBIC at the few requests per second of a web API's quota.
+     * Multiplicative decrease with a memory of the rate refused: on a throttle the rate drops to
+     * {@code beta} (0.9) times the rate the refused round was sent at, less the share of that round
+     * refused (seven of eight refused fall to an eighth at once); that refused rate is {@code wMax}.
+     * While no throttle comes the rate climbs back to 98 % of {@code wMax} at 2 % of {@code wMax}
+     * per second (about 4 s), then probes above it from 0.01 % per second, the growth doubling
+     * every 20 s: a limit that holds is met about once a minute, a higher one is found within
+     * minutes. Gentler than CUBIC at the few requests per second of a web API's quota.
      */
     AIMD
   }

@@ -68,8 +68,13 @@ class AdaptivePacerTest {
     assertThat(slow.tryAcquire(0, S)).isNegative();
   }
 
+  /** The interval of a rate, as the pacer rounds it: up to the next nanosecond. */
+  private static long intervalOf(double perSecond) {
+    return (long) Math.ceil(S / perSecond);
+  }
+
   @Test
-  void aimdFallsOncePerRoundFromTheRateInUse() {
+  void aimdFallsFromTheRateInUseByTheShareOfTheRoundRefused() {
     Pacer pacer = Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).build();
     long t = 0;
     for (int i = 0; i < 40; i++) {
@@ -77,14 +82,82 @@ class AdaptivePacerTest {
     }
     assertThat(pacer.tryAcquire(t, NO_LIMIT)).isEqualTo(100 * MS);
     long now = t + 100 * MS;
+    // 41 starts at the ceiling (the pacer set the pace), one refused: 0.9 x 10/s x 40/41.
     pacer.onThrottled(t, now);
-    // 0.9 x the send rate measured, just under 10/s: 111.1 ms apart. A second throttle of an
-    // attempt reserved at the old rate
-    // lowers nothing.
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * 10 * 40 / 41));
+    // A second refusal in the same round: 39 of the 41 got through.
     pacer.onThrottled(t + 100 * MS, now + MS);
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * 10 * 39 / 41));
     long a = pacer.tryAcquire(now + 10 * S, NO_LIMIT);
     long b = pacer.tryAcquire(now + 10 * S, NO_LIMIT);
-    assertThat(b - a).isBetween(111_111_112L, 111_200_000L);
+    assertThat(b - a).isEqualTo(intervalOf(0.9 * 10 * 39 / 41));
+  }
+
+  @Test
+  void aBurstIntoALimiterThatTakesOneFallsToItsRateAtOnce() {
+    Pacer pacer = Pacer.adaptive();
+    for (int i = 0; i < 8; i++) {
+      assertThat(pacer.tryAcquire(0, NO_LIMIT)).isLessThan(100);
+    }
+    // Seven of the eight refused, answered 50 ms later: 16 sent in the half-second bucket, one in
+    // eight accepted, times 0.9: 1.8/s, not a tenth less per round.
+    for (int i = 0; i < 7; i++) {
+      pacer.onThrottled(0, 50 * MS);
+    }
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(1.8));
+  }
+
+  @Test
+  void theFirstStartAfterADecreaseIsSpacedAtTheNewIntervalFromTheNewest() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).build();
+    long t = 0;
+    for (int i = 0; i < 10; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    // The newest start is at 900 ms; the schedule would put the next at 1 s.
+    pacer.onThrottled(t, t);
+    long interval = pacer.interval().toNanos();
+    assertThat(interval).isGreaterThan(100 * MS);
+    assertThat(t + pacer.tryAcquire(t, NO_LIMIT)).isEqualTo(t + interval);
+  }
+
+  @Test
+  void aimdRecoversQuicklyToJustBelowTheRefusedRateThenProbesAboveItSlowlyThenFaster() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(100, Duration.ofSeconds(1)).build();
+    long t = 0;
+    for (int i = 0; i < 64; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    // 64 starts at 100/s, one refused: the limit is about 98.4/s.
+    pacer.onThrottled(t, t);
+    double refused = 100.0 * 63 / 64;
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * refused));
+    // Answers every 10 ms: after 4 s the rate is back at 98 % of the refused one, and stays
+    // within a percent of it for the next 30 s.
+    long throttledAt = t;
+    long at = t;
+    for (; at < throttledAt + 4 * S + 10 * MS; at += 10 * MS) {
+      pacer.onAccepted(at);
+    }
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.98 * refused));
+    for (; at < throttledAt + 34 * S; at += 10 * MS) {
+      pacer.onAccepted(at);
+    }
+    assertThat(S / (double) pacer.interval().toNanos()).isBetween(0.98 * refused, refused);
+    // A limit that rose, or one learned too low: twice the refused rate within five minutes.
+    Pacer low = Pacer.builder().adaptive().build();
+    for (int i = 0; i < 8; i++) {
+      low.tryAcquire(0, NO_LIMIT);
+    }
+    low.onThrottled(0, 50 * MS);
+    double first = S / (double) low.interval().toNanos();
+    long when = 50 * MS;
+    while (S / (double) low.interval().toNanos() < 2 * first) {
+      when += 10 * MS;
+      low.tryAcquire(when, NO_LIMIT);
+      low.onAccepted(when);
+    }
+    assertThat(when).isLessThan(300 * S);
   }
 
   @Test
@@ -116,16 +189,17 @@ class AdaptivePacerTest {
       t += pacer.tryAcquire(t, NO_LIMIT);
     }
     pacer.onThrottled(t, t);
-    // 0.7 x the send rate measured, just under 10/s.
-    assertThat(pacer.interval().toNanos()).isBetween(142_857_143L, 142_900_000L);
-    double k = Math.cbrt(10 * (1 - 0.7) / 0.4);
+    // 0.7 x the ceiling the pacer sent at, less the one refused of 40.
+    double wMax = 10.0 * 39 / 40;
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.7 * wMax));
+    double k = Math.cbrt(wMax * (1 - 0.7) / 0.4);
     long back = t + (long) (k * S) + MS;
     for (long at = t + 100 * MS; at < back; at += 100 * MS) {
       pacer.tryAcquire(at, NO_LIMIT);
     }
     pacer.onAccepted(back);
-    // At t = K the curve is back at wMax, the ceiling: one start every 100 ms.
-    assertThat(pacer.interval().toNanos()).isBetween(100 * MS, 101 * MS);
+    // At t = K the curve is back at wMax.
+    assertThat(pacer.interval().toNanos()).isBetween(intervalOf(wMax) - MS, intervalOf(wMax));
   }
 
   @Test

@@ -83,9 +83,12 @@ class SmallBatchTest {
     assertThat(counters.firstAttempts()).isEqualTo(REQUESTS);
     assertThat(counters.successes()).isEqualTo(REQUESTS);
     assertThat(counters.failures()).isZero();
+    // The bucket starts with 5 tokens, and the shared time moves only when a throttled request
+    // waits, so each 429 buys at most a refill of 5 (the burst): 20 successes need at least 3. More
+    // is usual, but how many depends on how the threads interleave.
     assertThat(throttled)
-        .as("the bucket holds 5: the rest were throttled at least once")
-        .isGreaterThanOrEqualTo(5);
+        .as("the bucket holds 5 and refills only while a throttled client waits")
+        .isGreaterThanOrEqualTo((REQUESTS - 5 + 4) / 5);
     assertThat(counters.retries()).isEqualTo(throttled);
     assertThat(journal).hasAttempts(REQUESTS + (int) throttled);
     assertThat(assertThat(journal).countWithStatus(200)).isEqualTo(REQUESTS);

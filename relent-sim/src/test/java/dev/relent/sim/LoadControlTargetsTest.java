@@ -31,6 +31,14 @@ class LoadControlTargetsTest {
   }
 
   @Test
+  void theAdaptivePacerMeetsAStrictLimiterItKnowsNothingAbout() {
+    // Burst 0 and Retry-After: 1, no headers: the rate comes from the 429s alone.
+    PacedQueue.Row strict = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.STRICT);
+    assertThat(strict.timeSeconds()).isLessThanOrEqualTo(1.10 * Scenario.STRICT.limitSeconds());
+    assertThat(strict.throttled()).isLessThanOrEqualTo(0.02 * PacedQueue.REQUESTS);
+  }
+
+  @Test
   void aimdIsTheDefaultBecauseItPaysFewer429sThanCubicAndTheAwsMode() {
     for (Scenario scenario : Scenario.values()) {
       double aimd = queue.row(Strategy.RELENT_AIMD, scenario).throttled();

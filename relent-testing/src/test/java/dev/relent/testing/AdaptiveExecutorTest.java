@@ -9,8 +9,12 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.guard.AdaptiveThrottle;
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -44,11 +48,12 @@ class AdaptiveExecutorTest {
     assertThat(executor.get(() -> 200)).isEqualTo(200);
     // 10 in the 5 s after the attempt: 500 ms apart.
     assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(500));
-    // A 429 and then a success: the retry waited for the pause; the quota still governs, since
-    // the slower of the quota and the controller does.
+    // A 429 and then a success: the retry waited for the pause. The slower of the quota and the
+    // controller governs: one of the two starts so far was refused, so the controller (0.9 x the
+    // 4/s measured x 1/2) is now the slower.
     assertThat(executor.get(() -> calls.getAndIncrement() == 0 ? 429 : 200)).isEqualTo(200);
     assertThat(time.sleeper().total()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
-    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(pacer.interval()).isGreaterThan(Duration.ofMillis(500));
   }
 
   @Test
@@ -111,5 +116,51 @@ class AdaptiveExecutorTest {
     assertThatThrownBy(() -> ServerHint.quota(-1, Duration.ZERO, "x"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("remaining must be >= 0 (the requests the server still allows): -1");
+  }
+
+  @Test
+  void theCallerWaitingForTheSlotSeesThePauseTheAnswerBroughtBeforeItGetsTheSlot() {
+    FakeTime time = new FakeTime();
+    Pacer pacer =
+        Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).withTime(time).build();
+    RelentExecutor<Integer> executor =
+        RelentExecutor.<Integer>builder(RetryPolicy.ofDefaults())
+            .withTime(time)
+            .withPacer(pacer)
+            .withConcurrencyLimit(ConcurrencyLimit.of(1))
+            .retryIf(status -> status == 429)
+            .withHintExtractor(
+                (status, failure) ->
+                    status == 429
+                        ? ServerHint.rateLimited(Duration.ofSeconds(5), "Retry-After: 5")
+                        : null)
+            .build();
+    CompletableFuture<Integer> refusal = new CompletableFuture<>();
+    AtomicInteger firstCalls = new AtomicInteger();
+    List<Long> secondStarts = new ArrayList<>();
+    CompletableFuture<Integer> first =
+        executor.getAsync(
+            ctx ->
+                firstCalls.getAndIncrement() == 0
+                    ? refusal
+                    : CompletableFuture.completedFuture(200));
+    CompletableFuture<Integer> second =
+        executor.getAsync(
+            ctx -> {
+              secondStarts.add(time.ticker().read());
+              return CompletableFuture.completedFuture(200);
+            });
+    assertThat(secondStarts).isEmpty(); // waiting for the slot
+    // The 429 comes a second later, when the pacer would let the next start go at once; it asks
+    // for 5 s from the attempt.
+    time.scheduler().advance(Duration.ofSeconds(1));
+    refusal.complete(429);
+    // The slot went to the second caller only after the 429 had paused the pacer.
+    time.scheduler().advance(Duration.ofSeconds(10));
+    assertThat(first).isCompletedWithValue(200);
+    assertThat(second).isCompletedWithValue(200);
+    assertThat(secondStarts)
+        .singleElement()
+        .satisfies(at -> assertThat(at).isGreaterThanOrEqualTo(5_000_000_000L));
   }
 }
