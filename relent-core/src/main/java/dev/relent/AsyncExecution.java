@@ -31,6 +31,9 @@ final class AsyncExecution<R> extends Execution<R> {
   private CompletableFuture<? extends R> inFlight;
   private long reservedStart = Long.MIN_VALUE;
 
+  /** Whether the start reserved was held by a pause of the request's scopes: reserve again. */
+  private boolean heldByPause;
+
   AsyncExecution(
       RelentExecutorImpl<R> x,
       long now,
@@ -147,16 +150,23 @@ final class AsyncExecution<R> extends Execution<R> {
       if (promise.isDone()) {
         return;
       }
-      // A pause of the request's scopes that began during the pacer wait is waited out too.
+      // A pause of the request's scopes that began during the pacer wait is waited out too, and
+      // the start reserved again after it (see the synchronous loop).
       paused = pauseLeft(now);
       if (paused > 0) {
+        heldByPause = true;
         timer = x.scheduler.schedule(this::attemptAfterPacing, paused);
       }
     }
     if (paused == FAILED) {
       finish(failure);
     } else if (paused == 0) {
-      if (pausedSinceReserved(now)) {
+      boolean held;
+      synchronized (this) {
+        held = heldByPause;
+        heldByPause = false;
+      }
+      if (held || pausedSinceReserved(now)) {
         paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
         return;
       }

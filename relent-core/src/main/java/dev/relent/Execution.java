@@ -129,13 +129,22 @@ class Execution<R> implements AttemptContext {
           }
         }
         long wait = pace(now);
+        boolean held = false;
         while (wait > 0) {
           x.sleeper.sleep(wait);
           now = x.ticker.read();
-          // A pause of the request's scopes that began during the wait is waited out too; an
-          // adaptive pacer holds a start reserved before its own pause.
+          // A pause of the request's scopes that began during the wait is waited out too, and
+          // the start reserved again after it, so that the callers it held start spread out at
+          // the pacer's rate, not together; an adaptive pacer holds a start reserved before its
+          // own pause the same way.
           long paused = pauseLeft(now);
-          wait = paused != 0 ? paused : pausedSinceReserved(now) ? pace(now) : 0;
+          if (paused != 0) {
+            wait = paused;
+            held = true;
+          } else {
+            wait = held || pausedSinceReserved(now) ? pace(now) : 0;
+            held = false;
+          }
         }
         if (wait == FAILED) {
           throw failure;

@@ -23,16 +23,19 @@ import java.util.Optional;
  *       controller says. A quota that promises more than the server gives (one that lies, or one
  *       that does not count another caller on the account) is corrected by the controller, since
  *       the slower of the two governs.
- *   <li>Throttles ({@link #onThrottled}), by round: the starts reserved up to the first throttle of
- *       a round are that round, and the rate falls from the rate they were sent at times the share
- *       of them not refused, times the controller's factor. Each further throttle of the same round
- *       lowers it by its share again; a throttle of a start reserved before a decrease but not
- *       counted in the round lowers nothing (that decrease answered it). The rate the round was
- *       sent at is the learned rate while the pacer set the pace (its last start waited), else
- *       {@code min(learned rate, measured send rate)}, measured as the AWS SDKs measure it (starts
- *       per 0.5 s, smoothed 0.8/0.2), so that a pacer that was not pacing yet (no ceiling, no
- *       signal) falls from what it actually sent. After a decrease the next start is spaced from
- *       the newest reserved one at the new interval.
+ *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
+ *       up to the first one refused; the rate falls to the controller's factor times the rate the
+ *       round was sent at times the share of it not refused (one refused of 60 costs little more
+ *       than the factor, one of two halves the rate as well). A further refusal of a start of the
+ *       same round lowers it by its share again; a refusal of a start reserved later, but before
+ *       the decrease, lowers nothing: that decrease answered it. The rate the round was sent at is
+ *       the learned rate while the pacer set the pace (its last start waited), else {@code
+ *       min(learned rate, measured send rate)}, measured as the AWS SDKs measure it (starts per 0.5
+ *       s, smoothed 0.8/0.2). Before the pacer paces at all (no ceiling, no signal yet) the starts
+ *       went out as fast as they came: how many a limiter refused says how much it holds, not its
+ *       rate, so the first fall is from the measured send rate by the factor alone, as the AWS SDKs
+ *       fall. After a decrease the starts reserved at the old rate are reserved again: the pacer
+ *       holds the next start, as a pause, until one new interval after the newest reserved start.
  *   <li>Answers that were not throttles ({@link #onAccepted}) grow the rate as the {@link
  *       Pacer.Congestion} says, never above twice the measured send rate (a rate nobody uses proves
  *       nothing).
@@ -62,14 +65,17 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   /** AIMD: how close below the refused rate the recovery goes, as a share of that rate. */
   static final double AIMD_MARGIN = 0.02;
 
-  /** AIMD: the recovery per second, as a share of the refused rate. */
-  static final double AIMD_RECOVERY_PER_SECOND = 0.02;
+  /** AIMD: the recovery per answer, as a share of the refused rate. */
+  static final double AIMD_RECOVERY_PER_ANSWER = 0.01;
 
-  /** AIMD: the probe's first growth per second, relative to the rate. */
-  static final double AIMD_PROBE_PER_SECOND = 0.0001;
+  /**
+   * AIMD: the probe's growth per answer, times the answers it takes to double; the probe starts at
+   * this over that many answers.
+   */
+  static final double AIMD_PROBE = 0.0032;
 
-  /** AIMD: the probe's growth doubles every so many seconds without a throttle. */
-  static final double AIMD_PROBE_DOUBLING_SECONDS = 20;
+  /** AIMD: the fewest answers over which the probe's growth doubles. */
+  static final long AIMD_PROBE_DOUBLING_MIN = 16;
 
   /** The send rate is measured in buckets of half a second, smoothed as the AWS SDKs do. */
   static final long MEASURE_BUCKET_NANOS = SECOND / 2;
@@ -98,12 +104,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long roundStart = NEVER;
   private long roundEnd = NEVER;
   private long measureEnd = NEVER;
-  private long probeSince = NEVER;
   private double roundBase;
   private long roundStarts;
   private long roundThrottles;
   private boolean lastStartWaited;
-  private long lastGrowth = NEVER;
+  private long probeAnswers;
   private final long[] recent = new long[RECENT];
   private int recentNext;
   private int recentSize;
@@ -198,7 +203,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   public void onAccepted(long sentAtNanos) {
     lock();
     if (pacing && (lastDecrease == NEVER || sentAtNanos >= lastDecrease)) {
-      double grown = congestion == Pacer.Congestion.CUBIC ? cubic(sentAtNanos) : aimd(sentAtNanos);
+      double grown = congestion == Pacer.Congestion.CUBIC ? cubic(sentAtNanos) : aimd();
       if (measured > 0) {
         grown = Math.min(grown, 2 * measured);
       }
@@ -217,7 +222,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     try {
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
         if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
-          // Another throttle of the round that was answered already: the share of the round's
+          // Another refusal of the round, answered after the first: the share of the round's
           // starts refused says how far above the limit it was sent.
           roundThrottles++;
           decrease(nowNanos);
@@ -226,7 +231,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       }
       double sent = sendRate(nowNanos);
       double base;
-      if (!pacing) {
+      boolean burst = !pacing;
+      if (burst) {
+        // Starts nobody paced: fall from what was sent, as the AWS SDKs do; the share refused is
+        // learned from the rounds that are paced.
         base = sent > 0 ? sent : rate;
       } else if (lastStartWaited || !(sent > 0)) {
         // The pacer set the pace: it sent at its rate. A send rate measured in half-second buckets
@@ -237,9 +245,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       }
       roundBase = Math.max(base, (double) SECOND / slowestNanos);
       roundStart = roundEnd;
-      measureEnd = Math.max(nowNanos, newestStart());
-      roundEnd = measureEnd;
-      roundStarts = Math.max(1, startsBetween(roundStart, measureEnd));
+      measureEnd = sentAtNanos;
+      roundEnd = Math.max(nowNanos, newestStart());
+      roundStarts = burst ? 1 : Math.max(1, startsBetween(roundStart, sentAtNanos));
       roundThrottles = 1;
       pacing = true;
       decrease(nowNanos);
@@ -249,10 +257,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   /**
-   * Falls from the round's base by the controller's factor and by the share of the round's starts
-   * that were refused: one refused of 64 costs little more than the factor, seven of eight (a burst
-   * into a limiter that takes one) fall to an eighth of the rate at once instead of a tenth per
-   * round. Never raises the rate. Under the lock.
+   * Falls from the round's base by the share of its starts not refused, then by the controller's
+   * factor; that share times the base is the new {@code wMax}. A further refusal of the round never
+   * raises the rate. Under the lock.
    */
   private void decrease(long nowNanos) {
     double accepted = Math.max(1, roundStarts - roundThrottles) / (double) roundStarts;
@@ -268,8 +275,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     rate = next;
     lastDecrease = nowNanos;
-    lastGrowth = nowNanos;
-    probeSince = NEVER;
+    probeAnswers = 0;
     // Every start reserved by now was reserved at a rate this decrease corrects, even one that
     // starts later: its throttle is answered already.
     long newest = newestStart();
@@ -292,34 +298,25 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   /**
-   * AIMD's rate at {@code at}: back to just below the rate last refused ({@code wMax}) at {@value
-   * #AIMD_RECOVERY_PER_SECOND} of it per second, then a probe above it whose growth starts at
-   * {@value #AIMD_PROBE_PER_SECOND} per second and doubles every {@value
-   * #AIMD_PROBE_DOUBLING_SECONDS} s: a limit that holds is met rarely, one that rose (or a {@code
-   * wMax} learned too low) is found in a few minutes at most.
+   * AIMD's rate after one more answer: back to {@value #AIMD_MARGIN} below {@code wMax} by {@value
+   * #AIMD_RECOVERY_PER_ANSWER} of it per answer, then a probe above it. The probe's growth doubles
+   * every D answers, D the starts of the round that set {@code wMax} (at least {@value
+   * #AIMD_PROBE_DOUBLING_MIN}), and starts at {@value #AIMD_PROBE} / D per answer: as patient as
+   * the evidence was long. A {@code wMax} found after a long round is met again after about 2.4 D
+   * answers; one learned from a short round, or a limit that rose, is found within a few dozen.
+   * Counted in answers, not seconds, so that it behaves the same at 2 requests a second as at 200.
    */
-  private double aimd(long at) {
-    if (lastGrowth == NEVER || at <= lastGrowth) {
-      lastGrowth = lastGrowth == NEVER ? at : lastGrowth;
-      return rate;
-    }
-    double seconds = (at - lastGrowth) / (double) SECOND;
-    lastGrowth = at;
+  private double aimd() {
     double plateau = (1 - AIMD_MARGIN) * wMax;
     if (rate < plateau) {
-      double recovered = rate + AIMD_RECOVERY_PER_SECOND * wMax * seconds;
-      if (recovered < plateau) {
-        return recovered;
-      }
-      probeSince = at;
-      return plateau;
+      probeAnswers = 0;
+      return Math.min(plateau, rate + AIMD_RECOVERY_PER_ANSWER * wMax);
     }
-    if (probeSince == NEVER) {
-      probeSince = at;
-    }
-    double probing = (at - probeSince) / (double) SECOND;
-    double growth = AIMD_PROBE_PER_SECOND * Math.pow(2, probing / AIMD_PROBE_DOUBLING_SECONDS);
-    return rate * (1 + growth * seconds);
+    // As patient as the evidence is long: a rate refused after a long round is probed gently, one
+    // learned from a burst or a short round quickly.
+    double doubling = Math.max(AIMD_PROBE_DOUBLING_MIN, roundStarts);
+    double growth = AIMD_PROBE / doubling * Math.pow(2, probeAnswers++ / doubling);
+    return rate * (1 + growth);
   }
 
   /** Sets the interval the controller's rate gives. Under the lock. */

@@ -60,12 +60,12 @@ public interface Pacer {
     CUBIC,
     /**
      * Multiplicative decrease with a memory of the rate refused: on a throttle the rate drops to
-     * {@code beta} (0.9) times the rate the refused round was sent at, less the share of that round
-     * refused (seven of eight refused fall to an eighth at once); that refused rate is {@code wMax}.
-     * While no throttle comes the rate climbs back to 98 % of {@code wMax} at 2 % of {@code wMax}
-     * per second (about 4 s), then probes above it from 0.01 % per second, the growth doubling
-     * every 20 s: a limit that holds is met about once a minute, a higher one is found within
-     * minutes. Gentler than CUBIC at the few requests per second of a web API's quota.
+     * {@code beta} (0.9) times the rate the refused round was sent at, times the share of that
+     * round not refused; that refused rate is {@code wMax}. While answers come the rate climbs back
+     * to 98 % of {@code wMax} by 1 % of it per answer, then probes above it, slowly at first and
+     * faster the longer no throttle comes; the longer the round that set {@code wMax}, the more
+     * patient the probe. Counted in answers, so the same at 2 requests a second as at 200. Gentler
+     * than CUBIC at the few requests per second of a web API's quota.
      */
     AIMD
   }

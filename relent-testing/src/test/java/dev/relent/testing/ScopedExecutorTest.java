@@ -284,6 +284,41 @@ class ScopedExecutorTest {
     assertThat(starts).containsExactly(0L, Duration.ofSeconds(5).toNanos());
   }
 
+  @Test
+  void theCallsAPauseHeldStartSpreadAtThePacersRateWhenItEndsNotTogether() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x =
+        harness(Mode.ASYNC, time, registry, b -> b.withPacer(Pacer.of(10, Duration.ofSeconds(1))));
+    CompletableFuture<Reply> answer = new CompletableFuture<>();
+    List<Long> starts = new java.util.ArrayList<>();
+    x.executor.getAsync(ON_ITEMS, ctx -> answer, null);
+    List<CompletableFuture<Reply>> held = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      held.add(
+          x.executor.getAsync(
+              ON_ITEMS,
+              ctx -> {
+                starts.add(time.read());
+                return CompletableFuture.completedFuture(ok("i"));
+              },
+              null));
+    }
+    // Starts reserved at 100, 200 and 300 ms; the answer pauses the endpoint until 5 s.
+    x.scheduler.advance(Duration.ofMillis(50));
+    answer.complete(tooMany("i", Duration.ofSeconds(5)));
+    x.scheduler.runUntilIdle();
+
+    for (CompletableFuture<Reply> call : held) {
+      assertThat(call.join().status()).isEqualTo(200);
+    }
+    assertThat(starts)
+        .containsExactly(
+            Duration.ofMillis(5000).toNanos(),
+            Duration.ofMillis(5100).toNanos(),
+            Duration.ofMillis(5200).toNanos());
+  }
+
   @ParameterizedTest
   @EnumSource(Mode.class)
   void aScopesOpenBreakerRefusesOnlyItsCalls(Mode mode) {
