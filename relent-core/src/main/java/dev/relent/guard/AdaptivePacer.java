@@ -26,16 +26,20 @@ import java.util.Optional;
  *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
  *       up to the first one refused; the rate falls to the controller's factor times the rate the
  *       round was sent at times the share of it not refused (one refused of 60 costs little more
- *       than the factor, one of two halves the rate as well). A further refusal of a start of the
- *       same round lowers it by its share again; a refusal of a start reserved later, but before
- *       the decrease, lowers nothing: that decrease answered it. The rate the round was sent at is
- *       the learned rate while the pacer set the pace (its last start waited), else {@code
- *       min(learned rate, measured send rate)}, measured as the AWS SDKs measure it (starts per 0.5
- *       s, smoothed 0.8/0.2). Before the pacer paces at all (no ceiling, no signal yet) the starts
- *       went out as fast as they came: how many a limiter refused says how much it holds, not its
- *       rate, so the first fall is from the measured send rate by the factor alone, as the AWS SDKs
- *       fall. After a decrease the starts reserved at the old rate are reserved again: the pacer
- *       holds the next start, as a pause, until one new interval after the newest reserved start.
+ *       than the factor, one of two halves the rate as well). A round of fewer than {@value
+ *       #SHORT_ROUND} starts counts its share only when the round before was short too: one start
+ *       that reached the server late bunches with the next as easily as a rate above the limit,
+ *       while short rounds in a row are a trend. A further refusal of a start of the same round
+ *       lowers the rate by its share again; a refusal of a start reserved later, but before the
+ *       decrease, lowers nothing: that decrease answered it. The rate the round was sent at is the
+ *       learned rate while the pacer set the pace (its last start waited), else {@code min(learned
+ *       rate, measured send rate)}, measured as the AWS SDKs measure it (starts per 0.5 s, smoothed
+ *       0.8/0.2). Before the pacer paces at all (no ceiling, no signal yet) the starts went out as
+ *       fast as they came: how many a limiter refused says how much it holds, not its rate, so the
+ *       first fall is from the send rate (the larger of the smoothed one and the starts of the last
+ *       half second) by the factor alone, as the AWS SDKs fall. After a decrease the starts
+ *       reserved at the old rate are reserved again: the pacer holds the next start, as a pause,
+ *       until one new interval after the newest reserved start.
  *   <li>Answers that were not throttles ({@link #onAccepted}) grow the rate as the {@link
  *       Pacer.Congestion} says, never above twice the measured send rate (a rate nobody uses proves
  *       nothing).
@@ -82,6 +86,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   static final double SMOOTHING = 0.8;
 
+  /** A round of fewer starts than this is short: its share refused counts only after another. */
+  static final long SHORT_ROUND = 8;
+
   /** How many recent starts are remembered, to count those a quota answer had not seen. */
   static final int RECENT = 64;
 
@@ -108,6 +115,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long roundStarts;
   private long roundThrottles;
   private boolean lastStartWaited;
+  private boolean lastRoundShort;
   private long probeAnswers;
   private final long[] recent = new long[RECENT];
   private int recentNext;
@@ -233,9 +241,13 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       double base;
       boolean burst = !pacing;
       if (burst) {
-        // Starts nobody paced: fall from what was sent, as the AWS SDKs do; the share refused is
-        // learned from the rounds that are paced.
-        base = sent > 0 ? sent : rate;
+        // Starts nobody paced: fall from what was sent, as the AWS SDKs do, but counted over the
+        // last half second, wherever a bucket boundary fell; the share refused is learned from the
+        // rounds that are paced.
+        double recent =
+            startsAfter(nowNanos - MEASURE_BUCKET_NANOS) * (SECOND / MEASURE_BUCKET_NANOS);
+        base = Math.max(sent, recent);
+        base = base > 0 ? base : rate;
       } else if (lastStartWaited || !(sent > 0)) {
         // The pacer set the pace: it sent at its rate. A send rate measured in half-second buckets
         // is too coarse to fall from at a few starts a second, and counts any pause as idle.
@@ -247,7 +259,12 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       roundStart = roundEnd;
       measureEnd = sentAtNanos;
       roundEnd = Math.max(nowNanos, newestStart());
-      roundStarts = burst ? 1 : Math.max(1, startsBetween(roundStart, sentAtNanos));
+      long starts = burst ? 1 : Math.max(1, startsBetween(roundStart, sentAtNanos));
+      boolean shortRound = starts < SHORT_ROUND;
+      // One short round refused may be a late start bunching with the next; two in a row are a
+      // trend. Until then the round counts as one start: the factor alone.
+      roundStarts = shortRound && !lastRoundShort ? 1 : starts;
+      lastRoundShort = shortRound;
       roundThrottles = 1;
       pacing = true;
       decrease(nowNanos);

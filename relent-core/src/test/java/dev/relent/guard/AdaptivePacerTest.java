@@ -117,6 +117,22 @@ class AdaptivePacerTest {
   }
 
   @Test
+  void oneShortRoundRefusedFallsByTheFactorAloneTwoInARowByTheirShare() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(8, Duration.ofSeconds(1)).build();
+    // The second start refused: a first start that reached the server late bunches with the next
+    // as easily as a rate above the limit, so one round of two says little.
+    pacer.tryAcquire(0, NO_LIMIT);
+    long second = pacer.tryAcquire(0, NO_LIMIT);
+    pacer.onThrottled(second, second + 5 * MS);
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * 8));
+    // The next round is short too: now its share counts, one of two.
+    long next = second + 5 * MS + pacer.tryAcquire(second + 5 * MS, NO_LIMIT);
+    long after = next + pacer.tryAcquire(next, NO_LIMIT);
+    pacer.onThrottled(after, after + 5 * MS);
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * 0.9 * 8 / 2));
+  }
+
+  @Test
   void theFirstStartAfterADecreaseIsSpacedAtTheNewIntervalFromTheNewest() {
     Pacer pacer = Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).build();
     long t = 0;
