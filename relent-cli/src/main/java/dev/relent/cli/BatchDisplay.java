@@ -3,6 +3,7 @@ package dev.relent.cli;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.ScopeGuards;
+import dev.relent.http.ServerHints;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -273,6 +274,10 @@ final class BatchDisplay {
       row(out, "not finished", notFinished + breakdown(open));
     }
     row(out, "429s seen", tooManyRequests(run.timeline()));
+    String doubts = headerDoubts(run.headerDoubts());
+    if (!doubts.isEmpty()) {
+      row(out, "suspect headers", doubts);
+    }
     row(out, "pacer", pacer(settings.rate(), run.pacer()));
     List<String> scopes = scopes(run.registry());
     for (int i = 0; i < scopes.size(); i++) {
@@ -291,6 +296,33 @@ final class BatchDisplay {
       out.println("stopped: " + run.stopDetail());
     }
     out.flush();
+  }
+
+  /**
+   * {@code 5 answers said more remain than the limit (the pacer was no faster for it)}: rate-limit
+   * headers that cannot be true, and what was done about them; empty when there were none.
+   */
+  static String headerDoubts(Map<ServerHints.Doubt, Long> doubts) {
+    List<String> parts = new ArrayList<>();
+    for (Map.Entry<ServerHints.Doubt, Long> e : doubts.entrySet()) {
+      long n = e.getValue();
+      String answers = n + (n == 1 ? " answer" : " answers");
+      switch (e.getKey()) {
+        case REMAINING_ABOVE_LIMIT:
+          parts.add(answers + " said more remain than the limit (the pacer was no faster for it)");
+          break;
+        case RESET_PAST:
+          parts.add(answers + " gave an epoch reset already past (read as a reset now)");
+          break;
+        case RESET_BEYOND_A_YEAR:
+          parts.add(
+              answers + " gave a reset more than a year away (a pause is capped at --max-wait)");
+          break;
+        default:
+          parts.add(answers + " " + e.getKey());
+      }
+    }
+    return String.join("; ", parts);
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
+import dev.relent.http.ServerHints;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -469,6 +471,11 @@ final class BatchRun {
   /** The guards and pauses of the scopes the run's requests belong to. */
   GuardRegistry registry() {
     return registry;
+  }
+
+  /** How many answers stated a rate limit that cannot be true, by kind. */
+  Map<ServerHints.Doubt, Long> headerDoubts() {
+    return http.outcomes().headerDoubts();
   }
 
   Stop stopReason() {

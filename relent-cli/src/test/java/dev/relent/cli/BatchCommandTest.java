@@ -160,6 +160,28 @@ class BatchCommandTest {
   }
 
   @Test
+  void rateLimitHeadersThatCannotBeTrueAreCountedInTheSummaryNotLoggedPerAnswer()
+      throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": [{\"path\": \"/items/*\", \"steps\": [{\"status\": 200,"
+                    + " \"headers\": {\"X-RateLimit-Limit\": \"10\", \"X-RateLimit-Remaining\":"
+                    + " \"5000\", \"X-RateLimit-Reset\": \"30\"}}]}]}"))) {
+      Path in = write("in.jsonl", reads(server, "/items/", 6));
+
+      CliRun run = batch("batch", in.toString(), "--rate", "50/s", "--progress", "off");
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
+      assertThat(run.out())
+          .contains(
+              "  suspect headers    6 answers said more remain than the limit (the pacer was no"
+                  + " faster for it)\n");
+      assertThat(run.err()).doesNotContain("cannot be true");
+    }
+  }
+
+  @Test
   void aTooManyRequestsPausesEveryWorkerNotOnlyTheOneThatGotIt() throws IOException {
     try (MockServer server =
         MockServer.start(

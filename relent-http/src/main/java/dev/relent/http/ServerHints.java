@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * Reads what a response says about when to come back and turns it into a core {@link ServerHint}: a
@@ -142,11 +143,32 @@ public final class ServerHints {
    * @throws NullPointerException if {@code now} is null
    */
   public ServerHint read(int status, HeaderLookup headers, Instant now) {
+    return read(status, headers, now, null);
+  }
+
+  /**
+   * Reads a response's hint, as {@link #read(int, HeaderLookup, Instant)} does, and tells {@code
+   * doubts} about each stated limit that cannot be true ({@link Doubt}), with a sentence safe to
+   * log: what the headers said and what is done about it. The hint is the same either way: every
+   * such limit is already bounded where it is used.
+   *
+   * @param status the status code
+   * @param headers the response headers; null counts as none
+   * @param now the local wall-clock time (from the executor's {@code Clock})
+   * @param doubts told each doubt, on the calling thread; null to be told nothing
+   * @return the hint, or null when the response carries none
+   * @throws NullPointerException if {@code now} is null
+   */
+  public ServerHint read(
+      int status, HeaderLookup headers, Instant now, BiConsumer<Doubt, String> doubts) {
     Objects.requireNonNull(now, "now cannot be null");
     String date = ResponseFacts.first(headers, "Date");
     boolean tooMany = status == 429;
     String scope = ResponseFacts.first(headers, "X-RateLimit-Scope");
     List<RateLimitStatus> limits = statuses(headers, now, date);
+    if (doubts != null && !limits.isEmpty()) {
+      doubt(limits, headers, doubts);
+    }
     RateLimitStatus tightest = tightest(limits);
     if (status >= 400) {
       String retryAfter = ResponseFacts.first(headers, "Retry-After");
@@ -242,6 +264,72 @@ public final class ServerHints {
   private static Instant plus(Instant now, Duration wait) {
     // A reset centuries away is no date anyone can act on.
     return wait.getSeconds() > 100L * 366 * 24 * 3600 ? null : now.plus(wait);
+  }
+
+  /**
+   * A stated limit that cannot be true. None of them changes a hint: a limit is bounded where it is
+   * used, and these say so.
+   */
+  public enum Doubt {
+    /**
+     * More remain than the limit allows. The quota it implies can only slow an adaptive pacer,
+     * never speed it: the slower of the quota and what the pacer learned governs, within its
+     * ceiling.
+     */
+    REMAINING_ABOVE_LIMIT,
+    /** An epoch reset already past: read as a reset now, which paces and pauses nothing. */
+    RESET_PAST,
+    /**
+     * A reset more than a year away: a pause for it is capped at the longest server wait the policy
+     * allows, and an exhausted quota gives no reset date.
+     */
+    RESET_BEYOND_A_YEAR
+  }
+
+  private static final long YEAR_SECONDS = 366L * 24 * 3600;
+
+  private static void doubt(
+      List<RateLimitStatus> limits, HeaderLookup headers, BiConsumer<Doubt, String> doubts) {
+    for (RateLimitStatus l : limits) {
+      if (l.limit().isPresent()
+          && l.remaining().isPresent()
+          && l.remaining().getAsLong() > l.limit().getAsLong()) {
+        doubts.accept(
+            Doubt.REMAINING_ABOVE_LIMIT,
+            l.remaining().getAsLong()
+                + " remaining of a limit of "
+                + l.limit().getAsLong()
+                + " ("
+                + l.source()
+                + "): the pacer is no faster for it");
+      }
+      if (l.reset().isPresent() && l.reset().get().getSeconds() > YEAR_SECONDS) {
+        doubts.accept(
+            Doubt.RESET_BEYOND_A_YEAR,
+            "a reset "
+                + l.reset().get().getSeconds()
+                + " s away ("
+                + l.source()
+                + "): a pause is capped at the longest server wait allowed");
+      }
+      if (l.reset().isPresent() && l.reset().get().isZero() && pastEpoch(l, headers)) {
+        doubts.accept(
+            Doubt.RESET_PAST, "a reset already past (" + l.source() + "): read as a reset now");
+      }
+    }
+  }
+
+  /** Whether an {@code X-RateLimit-Reset} read as zero was an epoch: one already past. */
+  private static boolean pastEpoch(RateLimitStatus l, HeaderLookup headers) {
+    for (String prefix : new String[] {"X-RateLimit-", "X-Rate-Limit-"}) {
+      if (l.source().startsWith(prefix)) {
+        String reset = ResponseFacts.first(headers, prefix + "Reset");
+        String trimmed = reset == null ? "" : trim(reset);
+        int dot = trimmed.indexOf('.');
+        return integer(dot < 0 ? trimmed : trimmed.substring(0, dot)) >= EPOCH_SECONDS_FROM;
+      }
+    }
+    return false;
   }
 
   /**

@@ -597,4 +597,77 @@ class ServerHintsRateLimitTest {
     assertThat(firstOnly.all("Other")).isEmpty();
     assertThat(HINTS.read(200, firstOnly, NOW).waitTime()).isEqualTo(Duration.ofSeconds(3));
   }
+
+  /** The doubts one response raises, in order, as "KIND: message". */
+  private static List<String> doubts(int status, String... nameValue) {
+    List<String> out = new ArrayList<>();
+    ServerHint told =
+        HINTS.read(
+            status, headers(nameValue), NOW, (kind, message) -> out.add(kind + ": " + message));
+    // Being told changes nothing about the hint.
+    assertThat(facts(told)).isEqualTo(facts(read(status, nameValue)));
+    return out;
+  }
+
+  private static String facts(ServerHint hint) {
+    return hint == null
+        ? "none"
+        : hint.source()
+            + " wait="
+            + hint.waitNanos()
+            + " all="
+            + hint.pausesAll()
+            + " quota="
+            + hint.isQuotaExhausted()
+            + " remaining="
+            + hint.quotaRemaining()
+            + " reset="
+            + hint.quotaReset();
+  }
+
+  @Test
+  void headersThatCannotBeTrueAreToldWithWhatIsDoneAboutThem() {
+    assertThat(
+            doubts(
+                200,
+                "X-RateLimit-Limit",
+                "100",
+                "X-RateLimit-Remaining",
+                "500",
+                "X-RateLimit-Reset",
+                "30"))
+        .containsExactly(
+            "REMAINING_ABOVE_LIMIT: 500 remaining of a limit of 100 (X-RateLimit-Remaining: 500,"
+                + " X-RateLimit-Reset: 30): the pacer is no faster for it");
+    assertThat(doubts(200, "RateLimit", "\"a\";r=900;t=10", "RateLimit-Policy", "\"a\";q=10;w=60"))
+        .singleElement()
+        .asString()
+        .startsWith("REMAINING_ABOVE_LIMIT: 900 remaining of a limit of 10 (RateLimit:");
+    // An epoch already past, measured against the response's Date.
+    assertThat(
+            doubts(
+                200,
+                "Date",
+                "Thu, 01 Jan 2026 00:00:00 GMT",
+                "X-RateLimit-Remaining",
+                "0",
+                "X-RateLimit-Reset",
+                "1700000000"))
+        .containsExactly(
+            "RESET_PAST: a reset already past (X-RateLimit-Remaining: 0, X-RateLimit-Reset:"
+                + " 1700000000): read as a reset now");
+    assertThat(doubts(429, "RateLimit", "remaining=0, limit=10, reset=40000000"))
+        .containsExactly(
+            "RESET_BEYOND_A_YEAR: a reset 40000000 s away (RateLimit: remaining=0, limit=10,"
+                + " reset=40000000): a pause is capped at the longest server wait allowed");
+  }
+
+  @Test
+  void headersThatCanBeTrueRaiseNoDoubt() {
+    assertThat(doubts(200, "X-RateLimit-Limit", "100", "X-RateLimit-Remaining", "100")).isEmpty();
+    assertThat(doubts(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "0")).isEmpty();
+    assertThat(doubts(429, "RateLimit", "remaining=0, limit=10, reset=86400")).isEmpty();
+    assertThat(doubts(429, "Retry-After", "5")).isEmpty();
+    assertThat(doubts(200)).isEmpty();
+  }
 }

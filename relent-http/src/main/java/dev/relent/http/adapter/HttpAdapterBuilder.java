@@ -231,12 +231,14 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
    * @throws NullPointerException if {@code access} is null
    */
   protected final HttpCallLoop<R> buildLoop(ResponseAccess<R> access) {
-    HttpOutcomes<R> outcomes =
+    HttpOutcomes.Builder<R> outcomesBuilder =
         HttpOutcomes.builder(access)
             .withDecisionTable(table)
             .withServerHints(hints)
             .withRedactor(redactor)
-            .withClock(time.clock())
+            .withClock(time.clock());
+    HttpOutcomes<R> outcomes =
+        (logger == null ? outcomesBuilder.withoutLogging() : outcomesBuilder.withLogger(logger))
             .build();
     RelentExecutor.Builder<R> x = RelentExecutor.<R>builder(policy).withTime(time);
     for (Consumer<RelentExecutor.Builder<R>> configurer : executorSettings) {

@@ -16,10 +16,16 @@ import dev.relent.http.Redactor;
 import dev.relent.http.ResponseFacts;
 import dev.relent.http.ServerHints;
 import dev.relent.time.Clock;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +46,15 @@ import org.slf4j.LoggerFactory;
  *     http.applyTo(RelentExecutor.<HttpResponse<?>>builder(RetryPolicy.ofDefaults())).build();
  * }</pre>
  *
+ * <p><b>Headers that cannot be true.</b> A rate-limit statement that cannot be true ({@link
+ * ServerHints.Doubt}: more remaining than the limit, an epoch reset already past, a reset more than
+ * a year away) is bounded where it is used, and reported once per kind, not per response: one WARN
+ * line to the logger (default {@code dev.relent.http}) the first time, and a count in {@link
+ * #headerDoubts()}.
+ *
  * <p>Defaults: {@link DecisionTable#ofDefaults()}, {@link ServerHints#ofDefaults()}, {@link
- * Redactor#ofDefaults()}, {@link Clock#system()}. Immutable and thread-safe.
+ * Redactor#ofDefaults()}, {@link Clock#system()}, the SLF4J logger {@code dev.relent.http}.
+ * Thread-safe; its only state is the count of header doubts.
  *
  * @param <R> the client's response type
  */
@@ -51,6 +64,9 @@ public final class HttpOutcomes<R> {
   private final ServerHints hints;
   private final Redactor redactor;
   private final Clock clock;
+  private final Logger doubtLogger;
+  private final Map<ServerHints.Doubt, LongAdder> doubts = new ConcurrentHashMap<>();
+  private final BiConsumer<ServerHints.Doubt, String> doubtSink = this::doubted;
 
   private HttpOutcomes(Builder<R> b) {
     this.access = b.access;
@@ -58,6 +74,7 @@ public final class HttpOutcomes<R> {
     this.hints = b.hints;
     this.redactor = b.redactor;
     this.clock = b.clock;
+    this.doubtLogger = b.logger;
   }
 
   /**
@@ -144,7 +161,37 @@ public final class HttpOutcomes<R> {
     if (failure != null || result == null) {
       return null;
     }
-    return hints.read(access.status(result), access.headers(result), clock.instant());
+    return hints.read(access.status(result), access.headers(result), clock.instant(), doubtSink);
+  }
+
+  /**
+   * Returns how many responses so far stated a limit that cannot be true, by kind; kinds never seen
+   * are absent.
+   *
+   * @return a snapshot, unmodifiable
+   */
+  public Map<ServerHints.Doubt, Long> headerDoubts() {
+    Map<ServerHints.Doubt, Long> out = new EnumMap<>(ServerHints.Doubt.class);
+    doubts.forEach((kind, n) -> out.put(kind, n.sum()));
+    return Collections.unmodifiableMap(out);
+  }
+
+  private void doubted(ServerHints.Doubt kind, String message) {
+    LongAdder n = doubts.get(kind);
+    if (n == null) {
+      LongAdder fresh = new LongAdder();
+      n = doubts.putIfAbsent(kind, fresh);
+      if (n == null) {
+        n = fresh;
+        if (doubtLogger != null) {
+          doubtLogger.warn(
+              "the server's rate-limit headers cannot be true: {}; reported once per client,"
+                  + " however often it comes",
+              message);
+        }
+      }
+    }
+    n.increment();
   }
 
   /**
@@ -357,6 +404,7 @@ public final class HttpOutcomes<R> {
     private ServerHints hints = ServerHints.ofDefaults();
     private Redactor redactor = Redactor.ofDefaults();
     private Clock clock = Clock.system();
+    private Logger logger = LoggerFactory.getLogger("dev.relent.http");
 
     Builder(ResponseAccess<R> access) {
       this.access = Objects.requireNonNull(access, "access cannot be null");
@@ -412,9 +460,32 @@ public final class HttpOutcomes<R> {
     }
 
     /**
+     * Sets the logger told, once per kind, about rate-limit headers that cannot be true. Default
+     * the SLF4J logger {@code dev.relent.http}.
+     *
+     * @param logger the logger
+     * @return this builder
+     * @throws NullPointerException if {@code logger} is null
+     */
+    public Builder<R> withLogger(Logger logger) {
+      this.logger = Objects.requireNonNull(logger, "logger cannot be null");
+      return this;
+    }
+
+    /**
+     * Logs nothing; {@link HttpOutcomes#headerDoubts()} still counts.
+     *
+     * @return this builder
+     */
+    public Builder<R> withoutLogging() {
+      this.logger = null;
+      return this;
+    }
+
+    /**
      * Builds the outcomes.
      *
-     * @return a new immutable instance
+     * @return a new instance
      */
     public HttpOutcomes<R> build() {
       return new HttpOutcomes<>(this);

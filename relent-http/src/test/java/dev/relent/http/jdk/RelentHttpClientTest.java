@@ -20,6 +20,7 @@ import dev.relent.http.Fault;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.RelentHttpResponse;
+import dev.relent.http.ServerHints;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.RecordingSleeper;
 import dev.relent.time.Scheduler;
@@ -754,5 +755,27 @@ class RelentHttpClientTest {
     assertThatThrownBy(() -> CallOptions.builder().withIdempotencyKey(""))
         .hasMessage("idempotency key must be 1 to 255 characters: 0");
     assertThat(RelentException.class).isAssignableFrom(ServerWaitTooLongException.class);
+  }
+
+  @Test
+  void aLyingRateLimitHeaderIsReportedOnceNotPerResponseAndCounted() throws Exception {
+    ScriptedServer server = server();
+    for (int i = 0; i < 5; i++) {
+      server.respond(
+          200, "X-RateLimit-Limit: 100", "X-RateLimit-Remaining: 500", "X-RateLimit-Reset: 30");
+    }
+    RelentHttpClient http = client();
+    for (int i = 0; i < 5; i++) {
+      assertThat(
+              http.send(get(server.uri("/x")), HttpResponse.BodyHandlers.discarding()).statusCode())
+          .isEqualTo(200);
+    }
+    assertThat(log.lines().stream().filter(l -> l.contains("cannot be true")))
+        .singleElement()
+        .asString()
+        .startsWith("WARN the server's rate-limit headers cannot be true: 500 remaining of a limit")
+        .contains("reported once per client");
+    assertThat(http.outcomes().headerDoubts())
+        .containsExactly(Map.entry(ServerHints.Doubt.REMAINING_ABOVE_LIMIT, 5L));
   }
 }
