@@ -118,7 +118,56 @@ final class AsyncExecution<R> extends Execution<R> {
       slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
     }
-    paceHoldingSlot(now);
+    holdScopeSlotsThenPace(now);
+  }
+
+  /**
+   * Takes a slot of every scope's concurrency limit, waiting without a thread for each that has
+   * none free, in the scopes' order; then paces. A wait past the deadline gives up, holding none.
+   */
+  private void holdScopeSlotsThenPace(long now) {
+    int missing;
+    synchronized (this) {
+      if (promise.isDone()) {
+        releaseGuards();
+        return;
+      }
+      missing = scoped == null ? -1 : scoped.tryAcquireSlots();
+    }
+    if (missing < 0) {
+      paceHoldingSlot(now);
+      return;
+    }
+    CompletableFuture<ConcurrencyLimit.Permit> waiter = scoped.limit(missing).acquireAsync();
+    Future<?> timeout =
+        x.scheduler.schedule(
+            () -> {
+              if (waiter.cancel(false)) {
+                RelentException refusal;
+                synchronized (this) {
+                  scoped.refusedSlot(missing);
+                  refusal = giveUp(scopeSlotRefusal(x.ticker.read()));
+                  releaseGuards();
+                }
+                finish(refusal);
+              }
+            },
+            deadlineAt - now);
+    synchronized (this) {
+      slotWaiter = waiter;
+      timer = timeout;
+    }
+    waiter.whenComplete(
+        (permit, t) -> {
+          if (t == null) {
+            timeout.cancel(false);
+            synchronized (this) {
+              slotWaiter = null;
+              scoped.holdSlot(missing, permit);
+            }
+            holdScopeSlotsThenPace(x.ticker.read());
+          }
+        });
   }
 
   /** Reserves a start while holding the slot, then attempts at once or when the start comes. */

@@ -128,6 +128,12 @@ class Execution<R> implements AttemptContext {
             now = x.ticker.read();
           }
         }
+        if (scoped != null && scoped.hasLimits()) {
+          if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
+            throw giveUp(scopeSlotRefusal(x.ticker.read()));
+          }
+          now = x.ticker.read();
+        }
         long wait = pace(now);
         boolean held = false;
         while (wait > 0) {
@@ -563,6 +569,13 @@ class Execution<R> implements AttemptContext {
     return g;
   }
 
+  /** A scope's concurrency limit had no slot free within the deadline. */
+  final GiveUp scopeSlotRefusal(long now) {
+    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
+    g.detail = scoped.slotRefusal(x.deadlineNanos);
+    return g;
+  }
+
   final GiveUp interrupted(long now) {
     GiveUp g = facts(RelentException.Reason.INTERRUPTED, now);
     g.detail = "no further attempt is made";
@@ -604,6 +617,9 @@ class Execution<R> implements AttemptContext {
   }
 
   final void releaseSlot() {
+    if (scoped != null) {
+      scoped.releaseSlots();
+    }
     ConcurrencyLimit.Permit held = slot;
     if (held == TAKEN_AT_ONCE) {
       slot = null;

@@ -1,6 +1,7 @@
 package dev.relent;
 
 import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
@@ -8,8 +9,10 @@ import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.internal.Nanos;
 import dev.relent.time.Durations;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The guards of one operation's scopes, taken from the executor's {@link GuardRegistry} when the
@@ -37,6 +40,11 @@ final class ScopedGuards {
   private final CircuitBreaker[] breakers;
   private final boolean[] permits;
   private final RetryBudget[] budgets;
+  private final ConcurrencyLimit[] limits;
+  private final String[] limitNames;
+  private final boolean[] slotsAtOnce;
+  private final ConcurrencyLimit.Permit[] slotPermits;
+  private int refusingLimit = -1;
 
   /** Why the last {@link #reserve} refused: the scope's pause, or a pacer's wait. */
   private ScopeGuards refusingPause;
@@ -55,12 +63,18 @@ final class ScopedGuards {
     int pacerCount = x.pacer == null ? 0 : 1;
     int breakerCount = 0;
     int budgetCount = 0;
+    int limitCount = 0;
     for (int i = 0; i < n; i++) {
       guards[i] = x.registry.guards(scopes.get(i), now);
       pacerCount += guards[i].pacer().isPresent() ? 1 : 0;
       breakerCount += guards[i].circuitBreaker().isPresent() ? 1 : 0;
       budgetCount += guards[i].retryBudget().isPresent() ? 1 : 0;
+      limitCount += guards[i].concurrencyLimit().isPresent() ? 1 : 0;
     }
+    limits = new ConcurrencyLimit[limitCount];
+    limitNames = new String[limitCount];
+    slotsAtOnce = new boolean[limitCount];
+    slotPermits = new ConcurrencyLimit.Permit[limitCount];
     pacers = new Pacer[pacerCount];
     pacerNames = new String[pacerCount];
     reserved = new long[pacerCount];
@@ -70,6 +84,7 @@ final class ScopedGuards {
     int p = 0;
     int c = 0;
     int b = 0;
+    int l = 0;
     if (x.pacer != null) {
       pacers[p] = x.pacer;
       pacerNames[p++] = "the executor's pacer";
@@ -84,6 +99,10 @@ final class ScopedGuards {
       }
       if (g.retryBudget().isPresent()) {
         budgets[b++] = g.retryBudget().get();
+      }
+      if (g.concurrencyLimit().isPresent()) {
+        limits[l] = g.concurrencyLimit().get();
+        limitNames[l++] = g.scope().toString();
       }
     }
     Arrays.fill(reserved, Long.MIN_VALUE);
@@ -139,6 +158,105 @@ final class ScopedGuards {
       }
     }
     return "a scope's circuit breaker";
+  }
+
+  // ---------------------------------------------------------------- concurrency limits
+
+  /**
+   * Takes a slot of every scope's concurrency limit, in the order of the scopes (broadest first, as
+   * every call names them, so that two calls never wait for each other's slots), waiting for each
+   * in turn within {@code maxWait} in all.
+   *
+   * @return whether every slot is held; if not, none is, and {@link #slotRefusal} says which
+   * @throws InterruptedException if interrupted while waiting; then none is held
+   */
+  boolean acquireSlots(long now, long maxWait) throws InterruptedException {
+    long until = now + maxWait;
+    for (int i = 0; i < limits.length; i++) {
+      if (limits[i].tryAcquireSlot()) {
+        slotsAtOnce[i] = true;
+        continue;
+      }
+      long left = until - x.ticker.read();
+      Optional<ConcurrencyLimit.Permit> permit;
+      try {
+        permit = left > 0 ? limits[i].acquire(Duration.ofNanos(left)) : Optional.empty();
+      } catch (InterruptedException e) {
+        releaseSlots();
+        throw e;
+      }
+      if (permit.isEmpty()) {
+        refusingLimit = i;
+        releaseSlots();
+        return false;
+      }
+      slotPermits[i] = permit.get();
+    }
+    return true;
+  }
+
+  /**
+   * Takes every scope slot that is free now, from the first not yet held, without waiting.
+   *
+   * @return -1 if every slot is held, else the index of the limit with none free
+   */
+  int tryAcquireSlots() {
+    for (int i = 0; i < limits.length; i++) {
+      if (slotsAtOnce[i] || slotPermits[i] != null) {
+        continue;
+      }
+      if (!limits[i].tryAcquireSlot()) {
+        return i;
+      }
+      slotsAtOnce[i] = true;
+    }
+    return -1;
+  }
+
+  /** Whether any scope of the call has a concurrency limit. */
+  boolean hasLimits() {
+    return limits.length > 0;
+  }
+
+  /** The limit at {@code i}, to wait for a slot of it. */
+  ConcurrencyLimit limit(int i) {
+    return limits[i];
+  }
+
+  /** Holds the permit a wait for limit {@code i} was granted. */
+  void holdSlot(int i, ConcurrencyLimit.Permit permit) {
+    slotPermits[i] = permit;
+  }
+
+  /** Marks limit {@code i} as the one whose slot did not come free in time. */
+  void refusedSlot(int i) {
+    refusingLimit = i;
+  }
+
+  /** Gives back every scope slot held; safe to call when none is. */
+  void releaseSlots() {
+    for (int i = 0; i < limits.length; i++) {
+      if (slotsAtOnce[i]) {
+        slotsAtOnce[i] = false;
+        limits[i].releaseSlot();
+      } else if (slotPermits[i] != null) {
+        ConcurrencyLimit.Permit held = slotPermits[i];
+        slotPermits[i] = null;
+        held.release();
+      }
+    }
+  }
+
+  /** Which scope's limit had no slot free in time, for the message. */
+  String slotRefusal(long deadlineNanos) {
+    int i = Math.max(0, refusingLimit);
+    return "no concurrency slot of "
+        + limitNames[i]
+        + " ("
+        + limits[i].maxConcurrent()
+        + " at once) came free within the "
+        + Durations.format(deadlineNanos)
+        + " deadline";
   }
 
   // ---------------------------------------------------------------- budgets

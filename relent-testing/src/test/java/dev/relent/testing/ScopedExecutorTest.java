@@ -10,6 +10,7 @@ import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.Verdict;
 import dev.relent.guard.CircuitBreaker;
+import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.Scope;
@@ -317,6 +318,117 @@ class ScopedExecutorTest {
             Duration.ofMillis(5000).toNanos(),
             Duration.ofMillis(5100).toNanos(),
             Duration.ofMillis(5200).toNanos());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aScopesConcurrencyLimitHoldsASlotForEachAttemptAndGivesItBack(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withConcurrencyLimit(Scope.Kind.ENDPOINT, s -> ConcurrencyLimit.of(2))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+    List<Integer> freeDuring = new java.util.ArrayList<>();
+
+    Reply reply =
+        x.run(
+            ON_ITEMS,
+            ctx -> {
+              freeDuring.add(
+                  registry.find(ITEMS).orElseThrow().concurrencyLimit().get().available());
+              return ok("i");
+            });
+
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(freeDuring).containsExactly(1);
+    assertThat(registry.find(ITEMS).orElseThrow().concurrencyLimit().get().available())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void aSynchronousCallBlocksForItsScopesSlotUntilOneIsGivenBack() throws Exception {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withConcurrencyLimit(Scope.Kind.ENDPOINT, s -> ConcurrencyLimit.of(1))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(Mode.SYNC, time, registry, b -> b);
+    ConcurrencyLimit items = registry.guards(ITEMS, time.read()).concurrencyLimit().orElseThrow();
+    ConcurrencyLimit.Permit taken = items.tryAcquire().orElseThrow();
+    CompletableFuture<Reply> call =
+        CompletableFuture.supplyAsync(() -> x.run(ON_ITEMS, ctx -> ok("i")));
+    while (items.waiting() == 0) {
+      Thread.onSpinWait(); // the call is blocked on the endpoint's slot
+    }
+    assertThat(call).isNotDone();
+    taken.release();
+    assertThat(call.get(10, java.util.concurrent.TimeUnit.SECONDS).status()).isEqualTo(200);
+    assertThat(items.available()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallWaitsForItsScopesSlotWithoutHoldingUpOtherScopesAndGivesUpAtTheDeadline() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withConcurrencyLimit(Scope.Kind.ENDPOINT, s -> ConcurrencyLimit.of(1))
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(Mode.ASYNC, time, registry, b -> b);
+    CompletableFuture<Reply> answer = new CompletableFuture<>();
+    List<String> started = new java.util.ArrayList<>();
+    CompletableFuture<Reply> first =
+        x.executor.getAsync(
+            ON_ITEMS,
+            ctx -> {
+              started.add("items 1");
+              return answer;
+            },
+            null);
+    CompletableFuture<Reply> second =
+        x.executor.getAsync(
+            ON_ITEMS,
+            ctx -> {
+              started.add("items 2");
+              return CompletableFuture.completedFuture(ok("i"));
+            },
+            null);
+    CompletableFuture<Reply> users =
+        x.executor.getAsync(
+            ON_USERS,
+            ctx -> {
+              started.add("users");
+              return CompletableFuture.completedFuture(ok("u"));
+            },
+            null);
+    // The endpoint's one slot is held by the first call; the other endpoint goes at once.
+    assertThat(started).containsExactly("items 1", "users");
+    assertThat(users.join().status()).isEqualTo(200);
+    answer.complete(ok("i"));
+    assertThat(first.join().status()).isEqualTo(200);
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(started).containsExactly("items 1", "users", "items 2");
+
+    // A slot that never comes free: the call gives up at its deadline, naming the scope.
+    ConcurrencyLimit.Permit taken =
+        registry.find(ITEMS).orElseThrow().concurrencyLimit().get().tryAcquire().orElseThrow();
+    CompletableFuture<Reply> stuck =
+        x.executor.getAsync(ON_ITEMS, ctx -> CompletableFuture.completedFuture(ok("i")), null);
+    x.scheduler.advance(Duration.ofSeconds(31));
+    assertThat(stuck)
+        .failsWithin(Duration.ZERO)
+        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .havingCause()
+        .isInstanceOf(RelentException.class)
+        .withMessageContaining(
+            "no concurrency slot of endpoint GET api.example.com/v1/items/{id} (1 at once) came"
+                + " free within the 30 s deadline");
+    taken.release();
+    assertThat(registry.find(ITEMS).orElseThrow().concurrencyLimit().get().available())
+        .isEqualTo(1);
   }
 
   @ParameterizedTest
