@@ -133,23 +133,13 @@ final class CircuitBreakerImpl implements CircuitBreaker {
     return metrics(time.ticker().read());
   }
 
-  /**
-   * Asks for a permission only while the state at the same reading is open, which a refusal leaves
-   * unchanged; if another caller made the breaker half-open in between and the ask takes a probe
-   * slot, the slot is given back at once.
-   */
+  /** Reads the state only: an inspection never takes a probe slot, even for an instant. */
   @Override
   public Optional<Duration> nextProbeIn() {
-    long now = time.ticker().read();
-    if (state(now) != State.OPEN) {
-      return Optional.empty();
-    }
-    long wait = tryAcquirePermission(now);
-    if (wait == 0) {
-      releasePermission();
-      return Optional.empty();
-    }
-    return Optional.of(Duration.ofNanos(wait));
+    CircuitBreakerState.Snapshot s = snapshot(time.ticker().read());
+    return s.state() == CircuitBreakerState.Phase.OPEN && s.openNanosLeft() > 0
+        ? Optional.of(Duration.ofNanos(s.openNanosLeft()))
+        : Optional.empty();
   }
 
   @Override

@@ -55,7 +55,8 @@ import dev.relent.time.Ticker;
  *   if mode == OPEN and openNanosLeft(openedAt, now) == 0:
  *     mode = HALF_OPEN; inFlight = 0; succeeded = 0; change = OPEN_TO_HALF_OPEN
  *   if mode == CLOSED: slide a time window to now       // a frozen window stays as it is
- *   return (mode, calls, failures, inFlight, succeeded, change)
+ *   left = mode == OPEN ? openNanosLeft(openedAt, now) : 0
+ *   return (mode, calls, failures, inFlight, succeeded, change, left)
  * </pre>
  *
  * <p>The window changes only while closed, so while open or half-open it shows what opened the
@@ -223,6 +224,8 @@ public interface CircuitBreakerState {
    * @param probesSucceeded half-open probes that succeeded in this half-open period
    * @param change {@link Change#OPEN_TO_HALF_OPEN} if this snapshot made that transition, otherwise
    *     {@code null}
+   * @param openNanosLeft while open, the nanos until the open period ends ({@link #openNanosLeft},
+   *     &gt; 0); otherwise 0
    */
   record Snapshot(
       Phase state,
@@ -230,7 +233,8 @@ public interface CircuitBreakerState {
       long failures,
       int probesInFlight,
       int probesSucceeded,
-      Change change) {}
+      Change change,
+      long openNanosLeft) {}
 
   /**
    * The settings of one breaker, passed with every call so that a store needs no configuration of

@@ -133,7 +133,9 @@ final class InMemoryCircuitBreakerState implements CircuitBreakerState {
         calls = buckets.firstTotal();
         failures = buckets.secondTotal();
       }
-      return new Snapshot(mode, calls, failures, inFlight, succeeded, change);
+      long left =
+          mode == Phase.OPEN ? CircuitBreakerState.openNanosLeft(openedAt, nowNanos, config) : 0;
+      return new Snapshot(mode, calls, failures, inFlight, succeeded, change, left);
     }
   }
 

@@ -53,9 +53,9 @@ public abstract class CircuitBreakerStateContract {
   void aNewStateIsClosedEmptyAndPermitsCalls() {
     CircuitBreakerState state = newState();
 
-    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null));
+    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null, 0));
     assertThat(state.tryAcquirePermission(0, SMALL)).isZero();
-    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null));
+    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null, 0));
   }
 
   @Test
@@ -68,7 +68,7 @@ public abstract class CircuitBreakerStateContract {
     assertThat(state.onSuccess(7, SMALL)).isEqualTo(Change.CLOSED_TO_OPEN); // 2 of 4 = 50 %
 
     assertThat(state.onFailure(8, SMALL)).isNull(); // open: ignored
-    assertThat(state.snapshot(8, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 2, 0, 0, null));
+    assertThat(state.snapshot(8, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 2, 0, 0, null, D - 1));
     assertThat(state.tryAcquirePermission(8, SMALL)).isEqualTo(D - 1); // opened at 7
   }
 
@@ -81,17 +81,18 @@ public abstract class CircuitBreakerStateContract {
     assertThat(state.tryAcquirePermission(100 + D, SMALL)).isEqualTo(PERMITTED_AND_HALF_OPENED);
     assertThat(state.tryAcquirePermission(100 + D, SMALL)).isZero();
     assertThat(state.tryAcquirePermission(100 + D, SMALL)).isEqualTo(D); // both probe slots taken
-    assertThat(state.snapshot(100 + D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 2, 0, null));
+    assertThat(state.snapshot(100 + D, SMALL))
+        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 2, 0, null, 0));
   }
 
   @Test
   void aSnapshotMakesTheLazyTransitionAndReportsItOnce() {
     CircuitBreakerState state = openedAt(0, SMALL);
 
-    assertThat(state.snapshot(D - 1, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null));
+    assertThat(state.snapshot(D - 1, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null, 1));
     assertThat(state.snapshot(D, SMALL))
-        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, Change.OPEN_TO_HALF_OPEN));
-    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null));
+        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, Change.OPEN_TO_HALF_OPEN, 0));
+    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null, 0));
     assertThat(state.tryAcquirePermission(D, SMALL)).isZero(); // already half-open
   }
 
@@ -100,11 +101,12 @@ public abstract class CircuitBreakerStateContract {
     CircuitBreakerState state = halfOpenWithBothProbesOut();
 
     assertThat(state.onSuccess(D + 1, SMALL)).isNull();
-    assertThat(state.snapshot(D + 1, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 1, 1, null));
+    assertThat(state.snapshot(D + 1, SMALL))
+        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 1, 1, null, 0));
     assertThat(state.tryAcquirePermission(D + 1, SMALL)).isEqualTo(D); // succeeded ones count
     assertThat(state.onSuccess(D + 2, SMALL)).isEqualTo(Change.HALF_OPEN_TO_CLOSED);
 
-    assertThat(state.snapshot(D + 2, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null));
+    assertThat(state.snapshot(D + 2, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null, 0));
     assertThat(state.onFailure(D + 3, SMALL)).isNull(); // 1 of 1: below the minimum again
   }
 
@@ -115,7 +117,8 @@ public abstract class CircuitBreakerStateContract {
     assertThat(state.onFailure(D + 10, SMALL)).isEqualTo(Change.HALF_OPEN_TO_OPEN);
 
     assertThat(state.onSuccess(D + 11, SMALL)).isNull(); // the other probe, reported while open
-    assertThat(state.snapshot(D + 11, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null));
+    assertThat(state.snapshot(D + 11, SMALL))
+        .isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null, D - 1));
     assertThat(state.tryAcquirePermission(D + 11, SMALL)).isEqualTo(D - 1);
     assertThat(state.tryAcquirePermission(2 * D + 10, SMALL)).isEqualTo(PERMITTED_AND_HALF_OPENED);
   }
@@ -128,22 +131,22 @@ public abstract class CircuitBreakerStateContract {
     assertThat(state.onSuccess(D, SMALL)).isNull();
     assertThat(state.onFailure(D, SMALL)).isNull();
 
-    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null));
+    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null, 0));
   }
 
   @Test
   void releaseFreesAProbeSlotOnlyAndRecordsNothing() {
     CircuitBreakerState state = newState();
     state.releasePermission(SMALL); // closed: nothing to free
-    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null));
+    assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null, 0));
     state = halfOpenWithBothProbesOut();
 
     state.releasePermission(SMALL);
-    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 1, 0, null));
+    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 1, 0, null, 0));
     state.releasePermission(SMALL);
     state.releasePermission(SMALL); // nothing more to free
 
-    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null));
+    assertThat(state.snapshot(D, SMALL)).isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, null, 0));
   }
 
   @Test
@@ -152,12 +155,13 @@ public abstract class CircuitBreakerStateContract {
     state.onFailure(0, TIMED);
     state.onFailure(S - 1, TIMED);
     assertThat(state.onSuccess(10 * S - 1, TIMED)).isNull();
-    assertThat(state.snapshot(10 * S - 1, TIMED)).isEqualTo(new Snapshot(CLOSED, 3, 2, 0, 0, null));
+    assertThat(state.snapshot(10 * S - 1, TIMED))
+        .isEqualTo(new Snapshot(CLOSED, 3, 2, 0, 0, null, 0));
 
-    assertThat(state.snapshot(10 * S, TIMED)).isEqualTo(new Snapshot(CLOSED, 1, 0, 0, 0, null));
+    assertThat(state.snapshot(10 * S, TIMED)).isEqualTo(new Snapshot(CLOSED, 1, 0, 0, 0, null, 0));
     assertThat(state.onFailure(S / 2, TIMED)).isNull(); // its bucket has left the window: dropped
     assertThat(state.onFailure(9 * S, TIMED)).isNull(); // late but still in the window
-    assertThat(state.snapshot(10 * S, TIMED)).isEqualTo(new Snapshot(CLOSED, 2, 1, 0, 0, null));
+    assertThat(state.snapshot(10 * S, TIMED)).isEqualTo(new Snapshot(CLOSED, 2, 1, 0, 0, null, 0));
   }
 
   @Test
@@ -165,7 +169,7 @@ public abstract class CircuitBreakerStateContract {
     CircuitBreakerState state = openedAt(0, TIMED);
 
     assertThat(state.snapshot(60 * S, TIMED))
-        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, Change.OPEN_TO_HALF_OPEN));
+        .isEqualTo(new Snapshot(HALF_OPEN, 4, 4, 0, 0, Change.OPEN_TO_HALF_OPEN, 0));
   }
 
   // ---- atomicity ---------------------------------------------------------------------------
@@ -185,7 +189,7 @@ public abstract class CircuitBreakerStateContract {
           });
 
       assertThat(opened.get()).isEqualTo(1);
-      assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null));
+      assertThat(state.snapshot(0, SMALL)).isEqualTo(new Snapshot(OPEN, 4, 4, 0, 0, null, D));
     }
   }
 
@@ -233,7 +237,8 @@ public abstract class CircuitBreakerStateContract {
           });
 
       assertThat(closed.get()).isEqualTo(1);
-      assertThat(state.snapshot(D, threeProbes)).isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null));
+      assertThat(state.snapshot(D, threeProbes))
+          .isEqualTo(new Snapshot(CLOSED, 0, 0, 0, 0, null, 0));
     }
   }
 
@@ -388,7 +393,8 @@ public abstract class CircuitBreakerStateContract {
       if (mode == CLOSED && !config.isCountWindow()) {
         slide(now);
       }
-      return new Snapshot(mode, window.size(), failures(), inFlight, succeeded, change);
+      long left = mode == OPEN ? CircuitBreakerState.openNanosLeft(openedAt, now, config) : 0;
+      return new Snapshot(mode, window.size(), failures(), inFlight, succeeded, change, left);
     }
 
     private void slide(long now) {

@@ -129,7 +129,8 @@ public class CircuitBreakerStateLincheckTest extends Linearizability {
         enter(Phase.HALF_OPEN);
         change = Change.OPEN_TO_HALF_OPEN;
       }
-      return new Snapshot(mode, window.size(), failures(), inFlight, succeeded, change);
+      long left = mode == Phase.OPEN ? CONFIG.openDurationNanos() - (now - openedAt) : 0;
+      return new Snapshot(mode, window.size(), failures(), inFlight, succeeded, change, left);
     }
 
     private Change record(boolean failure, long now) {
