@@ -87,12 +87,12 @@ public final class BenchReport {
   // ---------------------------------------------------------------------------------- overhead
 
   static String overhead(List<Jmh> rows) {
-    StringBuilder out = new StringBuilder();
-    out.append(
-            "### Per-call overhead (ns/op, best iteration, baseline subtracted; allocation in B/op)\n\n")
-        .append("| call | baseline ns | Relent | Resilience4j | Failsafe | Relent / faster peer")
-        .append(" | goal ≤ 0.33 | Relent B/op | R4j B/op | Failsafe B/op |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |\n");
+    StringBuilder out =
+        table(
+            "Per-call overhead (ns/op, best iteration, baseline subtracted; allocation in B/op)",
+            "| call | baseline ns | Relent | Resilience4j | Failsafe | Relent / faster peer"
+                + " | goal ≤ 0.33 | Relent B/op | R4j B/op | Failsafe B/op |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |");
     for (String method : List.of("sync", "async")) {
       for (String outcome : List.of("success", "failOnce")) {
         for (String pipeline : Pipelines.PIPELINES) {
@@ -121,10 +121,7 @@ public final class BenchReport {
               .append(" | ")
               .append(number(r))
               .append(peers)
-              .append(" | ")
-              .append(ratio(ratio))
-              .append(" | ")
-              .append(Double.isNaN(ratio) ? "?" : ratio <= 1.0 / 3 ? "met" : "missed")
+              .append(ratioAndGoal(ratio, ratio <= 1.0 / 3))
               .append(" |");
           for (String library : List.of("relent", "resilience4j", "failsafe")) {
             out.append(' ')
@@ -150,12 +147,11 @@ public final class BenchReport {
   // -------------------------------------------------------------------------------- contention
 
   static String contention(List<Jmh> rows) {
-    StringBuilder out = new StringBuilder();
-    out.append(
-            "### Contended throughput, 2 threads on one shared guard (ops/µs, best iteration)\n\n")
-        .append("| guard call | Relent | Resilience4j | Failsafe | baseline | Relent / R4j |")
-        .append(" goal ≥ 2 |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    StringBuilder out =
+        table(
+            "Contended throughput, 2 threads on one shared guard (ops/µs, best iteration)",
+            "| guard call | Relent | Resilience4j | Failsafe | baseline | Relent / R4j | goal ≥ 2 |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- |");
     for (String method : List.of("pacerAcquire", "breakerRecord", "breakerRecordNoClock")) {
       Map<String, Double> score = new HashMap<>();
       for (Jmh row : rows) {
@@ -169,11 +165,7 @@ public final class BenchReport {
       for (String library : Pipelines.LIBRARIES) {
         out.append(" | ").append(number(score.getOrDefault(library, Double.NaN)));
       }
-      out.append(" | ")
-          .append(ratio(ratio))
-          .append(" | ")
-          .append(Double.isNaN(ratio) ? "?" : ratio >= 2 ? "met" : "missed")
-          .append(" |\n");
+      out.append(ratioAndGoal(ratio, ratio >= 2)).append(" |\n");
     }
     return out.toString();
   }
@@ -189,11 +181,12 @@ public final class BenchReport {
     double tickerRead = score(floor, "tickerRead", null);
     double atomic = score(floor, "atomicIncrement", null);
     double ceiling = score(floor, "clockAndSharedAdd", null);
-    StringBuilder out = new StringBuilder();
-    out.append("### What this machine charges for the unavoidable steps (best iteration)\n\n")
-        .append("| step | measured |\n")
-        .append("| --- | ---: |\n")
-        .append("| one ticker read (`System.nanoTime()`) | ")
+    StringBuilder out =
+        table(
+            "What this machine charges for the unavoidable steps (best iteration)",
+            "| step | measured |",
+            "| --- | ---: |");
+    out.append("| one ticker read (`System.nanoTime()`) | ")
         .append(number(tickerRead))
         .append(" ns |\n")
         .append("| one uncontended atomic increment | ")
@@ -382,6 +375,29 @@ public final class BenchReport {
     return Math.abs(value) >= 100
         ? String.format(Locale.ROOT, "%,.0f", value)
         : String.format(Locale.ROOT, "%.1f", value);
+  }
+
+  /**
+   * A Markdown section that opens with a table: the heading, a blank line, the header row and the
+   * alignment row; the caller appends the body rows.
+   */
+  private static StringBuilder table(String heading, String header, String alignment) {
+    return new StringBuilder()
+        .append("### ")
+        .append(heading)
+        .append("\n\n")
+        .append(header)
+        .append('\n')
+        .append(alignment)
+        .append('\n');
+  }
+
+  /**
+   * The last two cells of a row checked against a goal, each after {@code " | "}: the ratio, then
+   * whether the goal was met ({@code ?} when the ratio could not be computed).
+   */
+  private static String ratioAndGoal(double ratio, boolean met) {
+    return " | " + ratio(ratio) + " | " + (Double.isNaN(ratio) ? "?" : met ? "met" : "missed");
   }
 
   private static String ratio(double value) {

@@ -5,14 +5,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the machine itself charges for the steps no design can skip, measured in the same run as the
@@ -34,12 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * java -jar relent-bench/target/benchmarks.jar FloorBenchmark -rf json -rff floor.json
  * </pre>
  */
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+UseParallelGC"})
-public class FloorBenchmark {
+public class FloorBenchmark extends BenchmarkRuns {
   private static final Ticker TICKER = Ticker.system();
 
   /** A counter of one thread's own. */

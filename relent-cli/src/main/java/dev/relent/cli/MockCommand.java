@@ -1,12 +1,8 @@
 package dev.relent.cli;
 
 import dev.relent.mockserver.MockServer;
-import dev.relent.mockserver.Scenario;
-import dev.relent.mockserver.ScenarioException;
-import java.io.IOException;
+import dev.relent.mockserver.MockServerMain;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -64,43 +60,15 @@ final class MockCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--port must be an integer 0..65535, got " + port);
     }
-    Scenario parsed;
-    try {
-      parsed = Scenario.parse(scenario);
-    } catch (NoSuchFileException e) {
-      err.println("relent mock: " + scenario + ": no such file");
-      return ExitCodes.USAGE;
-    } catch (IOException e) {
-      err.println("relent mock: " + scenario + ": cannot read: " + e.getMessage());
-      return ExitCodes.USAGE;
-    } catch (ScenarioException e) {
-      // file:line: field: what was expected, one line per problem
-      err.println(e.getMessage());
-      return ExitCodes.USAGE;
-    }
-    MockServer.Builder builder = MockServer.builder(parsed);
-    if (port != null) {
-      builder.withPort(port);
-    }
-    if (host != null) {
-      builder.withHost(host);
-    }
-    MockServer server;
-    try {
-      server = builder.start();
-    } catch (UncheckedIOException e) {
-      err.println(e.getMessage());
-      return ExitCodes.ERROR;
-    }
-    try {
-      PrintWriter out = spec.commandLine().getOut();
-      out.println("relent mock listening on " + server.baseUri());
-      out.flush();
-      whileRunning.accept(server);
-    } finally {
-      server.close();
-    }
-    return ExitCodes.OK;
+    PrintWriter out = spec.commandLine().getOut();
+    Consumer<String> announce =
+        line -> {
+          out.println(line);
+          out.flush();
+        };
+    // the file is named as picocli made it a Path; the codes are ExitCodes' OK, ERROR and USAGE
+    return MockServerMain.serve(
+        scenario.toString(), port, host, announce, err::println, whileRunning);
   }
 
   /** Blocks until the JVM shuts down (Ctrl-C, SIGTERM); the shutdown hook closes the server. */

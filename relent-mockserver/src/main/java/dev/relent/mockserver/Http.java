@@ -1,26 +1,17 @@
 package dev.relent.mockserver;
 
+import java.util.regex.Pattern;
+
 /** Small HTTP syntax checks shared by the parser and the builders. */
 final class Http {
+
+  /** RFC 9110 {@code token}: one or more tchar, ASCII only. */
+  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
   private Http() {}
 
   /** Whether {@code s} is a non-empty RFC 9110 token (method and header names). */
   static boolean isToken(String s) {
-    if (s.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
+    return TOKEN.matcher(s).matches();
   }
 }

@@ -96,17 +96,53 @@ public final class MockServerMain {
       err.println(USAGE);
       return 2;
     }
+    return serve(
+        file,
+        port,
+        host,
+        line -> {
+          out.println(line);
+          out.flush();
+        },
+        err::println,
+        whileRunning);
+  }
+
+  /**
+   * What {@code relent mock} and {@link #main} do once their arguments are read: parses the
+   * scenario file, starts its server on {@code port} and {@code host} where given (else the file's
+   * {@code server} settings or their defaults), announces {@code relent mock listening on URI},
+   * hands the server to {@code whileRunning} and closes it when that returns. Problems are reported
+   * one line each: a missing or unreadable file (named as given), the scenario's own problems
+   * ({@code file:line: field: what was expected}) or why the server cannot listen.
+   *
+   * @param file the scenario file's path, as the caller was given it
+   * @param port the port, 0..65535; null for the file's or a free one
+   * @param host the address to listen on; null for the file's or {@code 127.0.0.1}
+   * @param out receives the announcement; it should flush, since a caller waits for the line
+   * @param err receives each problem, one line each
+   * @param whileRunning runs while the server serves, on the calling thread
+   * @return the exit code: 0, 1 (cannot listen) or 2 (missing, unreadable or bad scenario)
+   */
+  public static int serve(
+      String file,
+      Integer port,
+      String host,
+      Consumer<String> out,
+      Consumer<String> err,
+      Consumer<MockServer> whileRunning) {
     Scenario scenario;
     try {
       scenario = Scenario.parse(Path.of(file));
     } catch (NoSuchFileException e) {
-      err.println("relent mock: " + file + ": no such file");
+      err.accept("relent mock: " + file + ": no such file");
       return 2;
     } catch (IOException e) {
-      err.println("relent mock: " + file + ": cannot read: " + e.getMessage());
+      err.accept("relent mock: " + file + ": cannot read: " + e.getMessage());
       return 2;
     } catch (ScenarioException e) {
-      err.println(e.getMessage());
+      // file:line: field: what was expected, one line per problem
+      err.accept(e.getMessage());
       return 2;
     }
     MockServer.Builder builder = MockServer.builder(scenario);
@@ -120,12 +156,11 @@ public final class MockServerMain {
     try {
       server = builder.start();
     } catch (UncheckedIOException e) {
-      err.println(e.getMessage());
+      err.accept(e.getMessage());
       return 1;
     }
     try {
-      out.println("relent mock listening on " + server.baseUri());
-      out.flush();
+      out.accept("relent mock listening on " + server.baseUri());
       whileRunning.accept(server);
     } finally {
       server.close();

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
+import java.util.StringJoiner;
 
 /**
  * Keeps credentials out of the journal: header values and query parameters whose names look like
@@ -59,29 +60,14 @@ final class Redaction {
     }
     int hash = uri.indexOf('#', q);
     String query = hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash);
-    StringBuilder out = new StringBuilder(uri.length()).append(uri, 0, q + 1);
-    int start = 0;
-    while (start <= query.length()) {
-      int amp = query.indexOf('&', start);
-      int end = amp < 0 ? query.length() : amp;
-      String pair = query.substring(start, end);
+    StringJoiner pairs = new StringJoiner("&", uri.substring(0, q + 1), "");
+    // -1 keeps empty pairs (a trailing or doubled '&'), so only values change
+    for (String pair : query.split("&", -1)) {
       int eq = pair.indexOf('=');
-      String name = eq < 0 ? pair : pair.substring(0, eq);
-      if (eq >= 0 && isSecretParam(decode(name))) {
-        out.append(name).append('=').append(JournalEntry.REDACTED);
-      } else {
-        out.append(pair);
-      }
-      if (amp < 0) {
-        break;
-      }
-      out.append('&');
-      start = amp + 1;
+      boolean secret = eq >= 0 && isSecretParam(decode(pair.substring(0, eq)));
+      pairs.add(secret ? pair.substring(0, eq + 1) + JournalEntry.REDACTED : pair);
     }
-    if (hash >= 0) {
-      out.append(uri, hash, uri.length());
-    }
-    return out.toString();
+    return hash < 0 ? pairs.toString() : pairs + uri.substring(hash);
   }
 
   private static String decode(String s) {

@@ -22,16 +22,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  * the pauses of the call's scopes (scope names, which never hold a secret, and causes made of the
  * same redacted outcome and hint); bodies are never read. Stateless and thread-safe.
  */
-final class HttpAttemptLogger {
-  private final Logger log;
-  private final Clock clock;
-  private final Redactor redactor;
-
-  HttpAttemptLogger(Logger log, Clock clock, Redactor redactor) {
-    this.log = log;
-    this.clock = clock;
-    this.redactor = redactor;
-  }
+record HttpAttemptLogger(Logger log, Clock clock, Redactor redactor) {
 
   /**
    * Writes the line for a SUCCESS, RETRY or FAILURE event; {@code record} null if no attempt;
