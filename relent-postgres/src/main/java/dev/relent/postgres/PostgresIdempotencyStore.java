@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -95,6 +96,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   private static final String INDEX_SUFFIX = "_expires_at_idx";
 
+  /** The table's and the index's names in the schema file. */
+  private static final Pattern SCHEMA_NAMES =
+      Pattern.compile("\\b" + DEFAULT_TABLE + "(" + INDEX_SUFFIX + ")?\\b");
+
   /** A claim that keeps finding its winner gone (released, swept) gives up after this many. */
   private static final int MAX_CLAIM_ROUNDS = 16;
 
@@ -166,9 +171,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             + " WHERE scope = ? AND idem_key = ? AND token = ? AND state = '"
             + IN_FLIGHT
             + "'";
-    // ARRAY(...) rather than IN (...): PostgreSQL then reads the rows by their ctids (a TID scan)
-    // instead of joining the whole table. The outer condition is checked again on the row as it is
-    // when deleted; a row that changed since the inner SELECT has another ctid and is left alone.
+    // The inner SELECT finds the batch by the expiry index and locks it, skipping rows that a
+    // claim or another sweep holds; ARRAY(...) makes the DELETE one TID scan of those ctids,
+    // whatever the statistics say (an IN (...) may be planned as a join). The expiry is checked
+    // again on the row as it is when deleted.
     this.sweepSql =
         "DELETE FROM "
             + t
@@ -418,14 +424,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   private List<String> schemaStatements() {
-    String indexName = quote(table + INDEX_SUFFIX);
     List<String> statements = new ArrayList<>();
     for (String statement : withoutComments(schemaFile()).split(";")) {
       String sql = statement.strip();
       if (!sql.isEmpty()) {
+        // One pass, so that a replacement is never replaced again.
         statements.add(
-            sql.replace(DEFAULT_TABLE + INDEX_SUFFIX, indexName)
-                .replace(DEFAULT_TABLE, qualifiedTable));
+            SCHEMA_NAMES
+                .matcher(sql)
+                .replaceAll(
+                    m ->
+                        Matcher.quoteReplacement(
+                            m.group(1) == null ? qualifiedTable : quote(table + INDEX_SUFFIX))));
       }
     }
     return statements;
@@ -446,7 +456,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   private static String withoutComments(String sql) {
     // The file has no "--" inside a string literal, so a line comment is everything after it.
     return sql.lines()
-        .map(l -> l.contains("--") ? l.substring(0, l.indexOf("--")) : l)
+        .map(l -> (l.contains("--") ? l.substring(0, l.indexOf("--")) : l).stripTrailing())
         .collect(Collectors.joining("\n"));
   }
 
@@ -559,7 +569,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     String state = e.getSQLState();
     StringBuilder m = new StringBuilder("PostgreSQL idempotency store could not ");
     m.append(operation).append(" in table ").append(qualifiedTable).append(": ");
-    m.append(Secrets.mask(String.valueOf(e.getMessage())).strip());
+    // One line: the server's "Position: 137" would otherwise start a line of its own.
+    m.append(Secrets.mask(String.valueOf(e.getMessage())).strip().replaceAll("\\s*\\n\\s*", " "));
     if (state != null) {
       m.append(" (SQLSTATE ").append(state).append(')');
     }
