@@ -37,9 +37,10 @@ import javax.sql.DataSource;
  * migration tool, or call {@link #createSchemaIfAbsent()}. {@link #schemaSql()} gives its
  * statements for this store's table name.
  *
- * <p>Design: one row per (scope, key), primary key on both. Every method is one statement in its
- * own transaction (autocommit), except {@link #begin}, which is a claim statement and, when it
- * loses, a read of the winner:
+ * <p>Design: one row per (scope, key), primary key on both. Each statement is its own transaction
+ * (autocommit). {@link #complete}, {@link #release} and {@link #find} are one statement each;
+ * {@link #begin} is a claim statement and, when it loses, a read of the winner; {@link
+ * #purgeExpired} one statement per batch:
  *
  * <ul>
  *   <li>{@code begin}: {@code INSERT ... ON CONFLICT (scope, idem_key) DO UPDATE ... WHERE
@@ -61,11 +62,12 @@ import javax.sql.DataSource;
  * <p>The store takes a connection from the DataSource for each operation and closes it at once. A
  * connection that comes with autocommit off gets its work committed before it is closed; give the
  * store a plain pool, not one bound to the application's transactions, since its writes must be
- * visible to other requests at once. Operations run at PostgreSQL's default isolation, READ
- * COMMITTED; a serialization failure or deadlock that a stricter default causes is retried twice.
- * Timeouts are the DataSource's (pgjdbc's {@code connectTimeout} and {@code socketTimeout}, a
- * pool's {@code connectionTimeout}). Failures are {@link PostgresStoreException}s whose message
- * says what to check and never contains a password.
+ * visible to other requests at once. The statements are meant for READ COMMITTED, PostgreSQL's
+ * default isolation; a serialization failure or deadlock, which a stricter default can cause under
+ * contention, is retried twice with a new connection. Timeouts are the DataSource's (pgjdbc's
+ * {@code connectTimeout} and {@code socketTimeout}, a pool's {@code connectionTimeout}). Failures
+ * are {@link PostgresStoreException}s whose message says what to check and never contains a
+ * password.
  *
  * <p>Strings go into {@code text} columns, which cannot hold U+0000: a record with a NUL in its
  * key, scope, fingerprint, token or a header is refused with {@link IllegalArgumentException} (HTTP

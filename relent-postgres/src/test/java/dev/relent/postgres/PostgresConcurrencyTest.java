@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * 1000 duplicates of one request, on 32 threads released together, through two handlers whose
@@ -207,6 +208,37 @@ class PostgresConcurrencyTest {
     assertThat(executions).hasValue(DUPLICATES);
     assertThat(responses).allSatisfy(r -> assertThat(r.status()).isEqualTo(201));
     assertThat(TestDatabase.count(table, "state = 'COMPLETED'")).isEqualTo(DUPLICATES);
+  }
+
+  @Test
+  void underSerializableIsolationTheDuplicatesStillRunTheOperationOnce() throws Exception {
+    // A database whose default isolation is SERIALIZABLE: a claim that meets a row committed after
+    // its snapshot fails with a serialization failure, which the store retries.
+    PGSimpleDataSource serializable = TestDatabase.unchecked();
+    serializable.setOptions("-c default_transaction_isolation=serializable");
+    try (TestPool strict = new TestPool(serializable, THREADS)) {
+      IdempotencyHandler handler =
+          IdempotencyHandler.builder()
+              .withStore(PostgresIdempotencyStore.builder(strict).withTable(table).build())
+              .withClock(now::get)
+              .build();
+
+      List<IdempotencyResponse> responses =
+          race(
+              id ->
+                  handler.handle(
+                      payment(),
+                      req -> {
+                        executions.incrementAndGet();
+                        return IdempotencyResponse.builder(201).withBody("pay_1").build();
+                      }));
+
+      assertThat(executions).hasValue(1);
+      assertThat(responses)
+          .allSatisfy(r -> assertThat(r.status()).isIn(201, 409))
+          .filteredOn(r -> r.status() == 201 && !r.isReplayed())
+          .hasSize(1);
+    }
   }
 
   private static long count409(List<IdempotencyResponse> responses) {
