@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
  *       HTTP layer on neither.
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
+ *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
+ *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -114,6 +116,18 @@ class LayeringTest {
   }
 
   @Test
+  void thePostgresStoreNeedsOnlyJdbcAndTheStoreSpi() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.postgres..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.relent.postgres..", "dev.relent.idempotency.spi", "java..", "javax.sql..")
+        .check(relent);
+  }
+
+  @Test
   void spiHoldsOnlyStoreInterfaces() {
     classes()
         .that()
@@ -148,7 +162,8 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAPackage("dev.relent.internal")
         .check(relent);
-    for (String module : new String[] {"http", "sim", "mockserver", "idempotency", "cli"}) {
+    for (String module :
+        new String[] {"http", "sim", "mockserver", "idempotency", "postgres", "cli"}) {
       String root = "dev.relent." + module + "..";
       noClasses()
           .that()
