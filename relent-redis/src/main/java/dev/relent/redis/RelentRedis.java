@@ -51,7 +51,9 @@ public final class RelentRedis implements AutoCloseable {
   private RelentRedis(RedisURI redisUri, Duration commandTimeout, Duration connectTimeout) {
     this.uri = redacted(redisUri);
     this.commandTimeout = commandTimeout;
-    redisUri.setTimeout(commandTimeout);
+    // The URI's timeout bounds the handshake (HELLO, AUTH, SELECT) of each connection and
+    // reconnection; the commands have their own, set below.
+    redisUri.setTimeout(connectTimeout);
     RedisClient created = RedisClient.create(redisUri);
     created.setOptions(
         ClientOptions.builder()
