@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
  *       HTTP layer on neither.
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
+ *   <li>Only relent-redis talks to Redis (Lettuce), and no other module depends on it: a store is
+ *       chosen by the application, never pulled in by core, HTTP or idempotency.
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -110,6 +112,17 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(concat(CORE, "dev.relent.http.."))
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheRedisModuleTalksToRedis() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.relent.redis..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.lettuce..", "dev.relent.redis..")
         .check(relent);
   }
 
