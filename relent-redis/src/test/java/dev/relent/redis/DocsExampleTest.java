@@ -3,6 +3,7 @@ package dev.relent.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
 import dev.relent.idempotency.IdempotencyHandler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,18 +27,26 @@ class DocsExampleTest {
               .withRate(120, Duration.ofMinutes(1))
               .withState(redis.pacerState("payments-api"))
               .build();
+      // Retries stay within 10 % of the fleet's first attempts, not each process's.
+      RetryBudget budget =
+          RetryBudget.builder().withState(redis.retryBudgetState("payments-api")).build();
       // Every instance of the service sees the same idempotency records.
       IdempotencyHandler idempotency =
           IdempotencyHandler.builder().withStore(redis.idempotencyStore("payments")).build();
-      // Give the pacer to an executor (withPacer), the handler to the endpoint;
-      // redis.close() when the application stops.
+      // Give the pacer and the budget to an executor (withPacer, withRetryBudget), the
+      // handler to the endpoint; redis.close() when the application stops.
       // --- end example ---
       try {
         // Another build may pace "payments-api" at the same moment: only the sign is certain.
         assertThat(pacer.tryAcquire(System.nanoTime(), Long.MAX_VALUE)).isNotNegative();
         assertThat(idempotency.config().store()).isInstanceOf(RedisIdempotencyStore.class);
+        assertThat(budget.limit()).isPositive();
       } finally {
-        redis.commands().del(LocalRedis.bytes(RedisPacerState.keyOf("payments-api")));
+        redis
+            .commands()
+            .del(
+                LocalRedis.bytes(RedisPacerState.keyOf("payments-api")),
+                LocalRedis.bytes(RedisRetryBudgetState.keyOf("payments-api")));
         redis.close();
       }
     } catch (RedisStoreException e) {
