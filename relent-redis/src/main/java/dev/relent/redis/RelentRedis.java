@@ -20,9 +20,9 @@ import java.util.Objects;
 
 /**
  * One connection to one Redis server, from which Relent's shared states are made: {@link
- * #pacerState(String)}, {@link #retryBudgetState(String)} and {@link #idempotencyStore(String)}.
- * All of them share the connection (Lettuce multiplexes concurrent commands on it), so one instance
- * per process is enough.
+ * #pacerState(String)}, {@link #retryBudgetState(String)}, {@link #circuitBreakerState(String)} and
+ * {@link #idempotencyStore(String)}. All of them share the connection (Lettuce multiplexes
+ * concurrent commands on it), so one instance per process is enough.
  *
  * <p>Defaults: a command timeout of {@value #DEFAULT_COMMAND_TIMEOUT_MILLIS} ms, a connect timeout
  * of 2 s. While the connection is down, commands are refused at once rather than queued, and
@@ -135,6 +135,19 @@ public final class RelentRedis implements AutoCloseable {
    */
   public RedisRetryBudgetState retryBudgetState(String name) {
     return new RedisRetryBudgetState(this, name, false);
+  }
+
+  /**
+   * Returns a circuit breaker's state shared by every process that uses the same name on the same
+   * Redis, timed on Redis's clock.
+   *
+   * @param name the breaker's name, e.g. the downstream it protects; see {@link
+   *     RedisCircuitBreakerState#keyOf(String)}
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid name
+   */
+  public RedisCircuitBreakerState circuitBreakerState(String name) {
+    return new RedisCircuitBreakerState(this, name, false);
   }
 
   /**
