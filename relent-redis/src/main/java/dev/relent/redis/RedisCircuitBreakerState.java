@@ -221,13 +221,15 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
 
   private final RelentRedis redis;
   private final String name;
+  private final String keyText;
   private final byte[] key;
   private final boolean callerClock;
 
   RedisCircuitBreakerState(RelentRedis redis, String name, boolean callerClock) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
     this.name = name;
-    this.key = bytes(keyOf(name));
+    this.keyText = keyOf(name);
+    this.key = bytes(keyText);
     this.callerClock = callerClock;
   }
 
@@ -320,6 +322,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
     List<Object> reply =
         redis.run(
             SCRIPT,
+            keyText,
             key,
             op,
             number(config.windowCalls()),

@@ -39,7 +39,8 @@ import java.util.Optional;
  *
  * <p>Failure: if Redis does not answer within the {@linkplain RelentRedis#commandTimeout() command
  * timeout}, or fails, every method throws {@link RedisStoreException} naming the URI (never the
- * password). No fallback is chosen here yet.
+ * password) and the namespace (never a record's scope or key, which may carry personal data). No
+ * fallback is chosen here yet.
  *
  * <p>Thread-safe.
  */
@@ -118,6 +119,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   private final String namespace;
   private final String prefix;
 
+  /** What an error message names: the namespace, never a record's scope or key. */
+  private final String where;
+
   RedisIdempotencyStore(RelentRedis redis, String namespace) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
     Objects.requireNonNull(namespace, "namespace cannot be null");
@@ -127,6 +131,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
     this.namespace = namespace;
     this.prefix = "relent:idem:" + namespace + ":";
+    this.where = prefix + "*";
   }
 
   /**
@@ -143,6 +148,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     List<Object> reply =
         redis.run(
             BEGIN,
+            where,
             key(inFlight.scope(), inFlight.key()),
             number(nowMillis),
             bytes(inFlight.fingerprint()),
@@ -168,6 +174,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     List<Object> reply =
         redis.run(
             COMPLETE,
+            where,
             key(completed.scope(), completed.key()),
             bytes(completed.fingerprint()),
             bytes(completed.token()),
@@ -188,7 +195,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   public boolean release(IdempotencyRecord inFlight) {
     Objects.requireNonNull(inFlight, "inFlight cannot be null");
     List<Object> reply =
-        redis.run(RELEASE, key(inFlight.scope(), inFlight.key()), bytes(inFlight.token()));
+        redis.run(RELEASE, where, key(inFlight.scope(), inFlight.key()), bytes(inFlight.token()));
     return (Long) reply.get(0) == 1;
   }
 
@@ -206,7 +213,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     try {
       redis.commands().hmget(redisKey, FIELDS).forEach(kv -> values.add(kv.getValueOrElse(null)));
     } catch (RedisException e) {
-      throw redis.failure("idempotency find", redisKey, e);
+      throw redis.failure("idempotency find", where, e);
     }
     if (values.get(4) == null) {
       return Optional.empty();
@@ -235,10 +242,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       try {
         batch = redis.commands().scan(cursor, args);
       } catch (RedisException e) {
-        throw redis.failure("idempotency purge scan", bytes(prefix + "*"), e);
+        throw redis.failure("idempotency purge scan", where, e);
       }
       for (byte[] key : batch.getKeys()) {
-        deleted += (Long) redis.run(PURGE, key, now).get(0);
+        deleted += (Long) redis.run(PURGE, where, key, now).get(0);
       }
       cursor = batch;
     } while (!cursor.isFinished());

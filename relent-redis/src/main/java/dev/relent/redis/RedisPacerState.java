@@ -138,6 +138,7 @@ public final class RedisPacerState implements PacerState {
 
   private final RelentRedis redis;
   private final String name;
+  private final String keyText;
   private final byte[] key;
   private final Ticker ticker;
   private final RecentStarts recent = new RecentStarts(RECENT);
@@ -145,7 +146,8 @@ public final class RedisPacerState implements PacerState {
   RedisPacerState(RelentRedis redis, String name, Ticker ticker) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
     this.name = name;
-    this.key = bytes(keyOf(name));
+    this.keyText = keyOf(name);
+    this.key = bytes(keyText);
     this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
   }
 
@@ -186,6 +188,7 @@ public final class RedisPacerState implements PacerState {
     List<Object> reply =
         redis.run(
             SCRIPT,
+            keyText,
             key,
             RESERVE,
             number(intervalNanos),
@@ -219,6 +222,7 @@ public final class RedisPacerState implements PacerState {
     List<Object> reply =
         redis.run(
             SCRIPT,
+            keyText,
             key,
             REFUND,
             number(intervalNanos),
@@ -241,7 +245,7 @@ public final class RedisPacerState implements PacerState {
       return; // "never": raises nothing
     }
     long left = saturatedAdd(untilNanos, -ticker.read());
-    redis.run(SCRIPT, key, PAUSE, number(left));
+    redis.run(SCRIPT, keyText, key, PAUSE, number(left));
   }
 
   /**
@@ -255,7 +259,7 @@ public final class RedisPacerState implements PacerState {
   @Override
   public long pausedUntil() {
     long before = ticker.read();
-    List<Object> reply = redis.run(SCRIPT, key, PAUSED);
+    List<Object> reply = redis.run(SCRIPT, keyText, key, PAUSED);
     long after = ticker.read();
     if ((Long) reply.get(0) == 0) {
       return Long.MIN_VALUE;

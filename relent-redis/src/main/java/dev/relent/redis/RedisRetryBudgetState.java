@@ -111,13 +111,15 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
 
   private final RelentRedis redis;
   private final String name;
+  private final String keyText;
   private final byte[] key;
   private final boolean callerClock;
 
   RedisRetryBudgetState(RelentRedis redis, String name, boolean callerClock) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
     this.name = name;
-    this.key = bytes(keyOf(name));
+    this.keyText = keyOf(name);
+    this.key = bytes(keyText);
     this.callerClock = callerClock;
   }
 
@@ -195,6 +197,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
     List<Object> reply =
         redis.run(
             SCRIPT,
+            keyText,
             key,
             op,
             number(config.bucketNanos()),

@@ -13,7 +13,6 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -194,9 +193,11 @@ public final class RelentRedis implements AutoCloseable {
 
   /**
    * Runs a script on one key with {@code EVALSHA}; on {@code NOSCRIPT} (after a restart, a failover
-   * or {@code SCRIPT FLUSH}) loads it and retries once.
+   * or {@code SCRIPT FLUSH}) loads it and retries once. {@code where} names the key in an error
+   * message: the key itself for a guard, only the namespace for an idempotency record, whose key
+   * may carry personal data.
    */
-  List<Object> run(Script script, byte[] key, byte[]... args) {
+  List<Object> run(Script script, String where, byte[] key, byte[]... args) {
     byte[][] keys = {key};
     try {
       try {
@@ -206,7 +207,7 @@ public final class RelentRedis implements AutoCloseable {
         return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
       }
     } catch (RedisException e) {
-      throw failure(script.name(), key, e);
+      throw failure(script.name(), where, e);
     }
   }
 
@@ -215,8 +216,8 @@ public final class RelentRedis implements AutoCloseable {
     return commands;
   }
 
-  RedisStoreException failure(String operation, byte[] key, RuntimeException e) {
-    String what = operation + " on " + new String(key, StandardCharsets.UTF_8);
+  RedisStoreException failure(String operation, String where, RuntimeException e) {
+    String what = operation + " on " + where;
     if (e instanceof RedisCommandTimeoutException) {
       return new RedisStoreException(
           "Redis at "

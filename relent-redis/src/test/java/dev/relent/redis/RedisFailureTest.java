@@ -63,9 +63,11 @@ class RedisFailureTest {
           .hasMessageContaining("Redis at redis://127.0.0.1:" + proxy.port())
           .hasMessageContaining("did not answer within 50 ms")
           .hasMessageContaining("relent:{" + name + "}:pacer");
-      assertThatThrownBy(() -> store.find("scope", "key", 0))
+      assertThatThrownBy(() -> store.find("scope", "secret-key", 0))
           .isInstanceOf(RedisStoreException.class)
-          .hasMessageContaining("did not answer within 50 ms");
+          .hasMessageContaining("did not answer within 50 ms")
+          .hasMessageContaining("relent:idem:" + name + ":*") // the namespace, never the key
+          .hasMessageNotContaining("secret-key");
       assertThatThrownBy(
               () -> store.begin(IdempotencyRecord.inFlight("s", "k", "fp", "t", 1, 2), 1))
           .isInstanceOf(RedisStoreException.class);

@@ -134,6 +134,7 @@ class RedisPacerStateTest {
                 List<Object> reply =
                     redis.run(
                         RedisPacerState.SCRIPT,
+                        "test",
                         key,
                         LocalRedis.bytes("reserve"),
                         LocalRedis.bytes(Long.toString(interval)),
@@ -249,7 +250,7 @@ class RedisPacerStateTest {
     Script fresh = Script.of("test", "return {" + System.nanoTime() + "}");
     byte[] key = LocalRedis.bytes(RedisPacerState.keyOf(name));
 
-    assertThat(redis.run(fresh, key)).hasSize(1);
+    assertThat(redis.run(fresh, "test", key)).hasSize(1);
     assertThat(redis.commands().scriptExists(fresh.sha())).containsExactly(true);
     redis.commands().scriptFlush(); // as after a restart: the pacer's own script reloads too
     assertThat(redis.pacerState(name, TICKER).reserve(0, SECOND, 0, 0)).isZero();
