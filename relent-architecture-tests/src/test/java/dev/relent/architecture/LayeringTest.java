@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
  *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
  *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
+ *   <li>Only relent-redis talks to Redis (Lettuce), and no other module depends on it: a store is
+ *       chosen by the application, never pulled in by core, HTTP or idempotency.
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -124,6 +126,17 @@ class LayeringTest {
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
             "dev.relent.postgres..", "dev.relent.idempotency.spi", "java..", "javax.sql..")
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheRedisModuleTalksToRedis() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.relent.redis..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.lettuce..", "dev.relent.redis..")
         .check(relent);
   }
 

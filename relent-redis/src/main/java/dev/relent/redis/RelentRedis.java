@@ -1,0 +1,313 @@
+package dev.relent.redis;
+
+import dev.relent.time.Ticker;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One connection to one Redis server, from which Relent's shared states are made: {@link
+ * #pacerState(String)}, {@link #retryBudgetState(String)}, {@link #circuitBreakerState(String)} and
+ * {@link #idempotencyStore(String)}. All of them share the connection (Lettuce multiplexes
+ * concurrent commands on it), so one instance per process is enough.
+ *
+ * <p>Defaults: a command timeout of {@value #DEFAULT_COMMAND_TIMEOUT_MILLIS} ms, a connect timeout
+ * of 2 s. While the connection is down, commands are refused at once rather than queued, and
+ * Lettuce reconnects in the background.
+ *
+ * <p>Failure: every operation that Redis does not answer within the command timeout, or that fails,
+ * throws {@link RedisStoreException} naming the URI without its password; {@link #connect} throws
+ * it if Redis cannot be reached. What a guard should do then (fail open, fall back to memory) is a
+ * later step of issue 12 and not decided here.
+ *
+ * <p>Only a standalone server (or a primary behind a proxy) is supported for now; the keys carry
+ * hash tags so that they already fit Redis Cluster.
+ *
+ * <p>Thread-safe. Close it when done: that closes the connection and the client's threads.
+ */
+public final class RelentRedis implements AutoCloseable {
+
+  /** The default command timeout in milliseconds. */
+  public static final long DEFAULT_COMMAND_TIMEOUT_MILLIS = 50;
+
+  private final RedisClient client;
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+  private final RedisCommands<byte[], byte[]> commands;
+  private final String uri;
+  private final Duration commandTimeout;
+
+  private RelentRedis(RedisURI redisUri, Duration commandTimeout, Duration connectTimeout) {
+    this.uri = redacted(redisUri);
+    this.commandTimeout = commandTimeout;
+    // The URI's timeout bounds the handshake (HELLO, AUTH, SELECT) of each connection and
+    // reconnection; the commands have their own, set below.
+    redisUri.setTimeout(connectTimeout);
+    RedisClient created = RedisClient.create(redisUri);
+    created.setOptions(
+        ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+            .build());
+    try {
+      this.connection = created.connect(ByteArrayCodec.INSTANCE);
+    } catch (RedisException e) {
+      created.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+      throw new RedisStoreException("cannot connect to Redis at " + uri + ": " + e.getMessage(), e);
+    }
+    this.client = created;
+    this.connection.setTimeout(commandTimeout);
+    this.commands = connection.sync();
+  }
+
+  /**
+   * Connects to Redis with the default timeouts.
+   *
+   * @param uri a Redis URI, e.g. {@code redis://localhost:6379} or {@code
+   *     rediss://:password@host:6380/0}
+   * @return a connected instance
+   * @throws RedisStoreException if Redis cannot be reached
+   * @throws IllegalArgumentException if the URI is malformed
+   */
+  public static RelentRedis connect(String uri) {
+    return builder(uri).build();
+  }
+
+  /**
+   * Returns a builder for a connection to {@code uri}.
+   *
+   * @param uri a Redis URI, e.g. {@code redis://localhost:6379}
+   * @return a new builder
+   * @throws NullPointerException if {@code uri} is null
+   */
+  public static Builder builder(String uri) {
+    return new Builder(Objects.requireNonNull(uri, "uri cannot be null"));
+  }
+
+  /**
+   * Returns a pacer schedule shared by every process that uses the same name on the same Redis, on
+   * the system ticker ({@link Ticker#system()}).
+   *
+   * @param name the pacer's name, e.g. the downstream it paces; see {@link
+   *     RedisPacerState#keyOf(String)}
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid pacer name
+   */
+  public RedisPacerState pacerState(String name) {
+    return pacerState(name, Ticker.system());
+  }
+
+  /**
+   * Returns a pacer schedule shared by every process that uses the same name on the same Redis.
+   *
+   * @param name the pacer's name; see {@link RedisPacerState#keyOf(String)}
+   * @param ticker the ticker whose readings the pacer passes in: the executor's, so that {@link
+   *     RedisPacerState#pausedUntil()} and {@link RedisPacerState#pauseUntil(long)} speak its time
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid pacer name
+   * @throws NullPointerException if an argument is null
+   */
+  public RedisPacerState pacerState(String name, Ticker ticker) {
+    return new RedisPacerState(this, name, ticker);
+  }
+
+  /**
+   * Returns a retry budget's counts shared by every process that uses the same name on the same
+   * Redis, in buckets of Redis's clock.
+   *
+   * @param name the budget's name, e.g. the downstream it protects; see {@link
+   *     RedisRetryBudgetState#keyOf(String)}
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid name
+   */
+  public RedisRetryBudgetState retryBudgetState(String name) {
+    return new RedisRetryBudgetState(this, name, false);
+  }
+
+  /**
+   * Returns a circuit breaker's state shared by every process that uses the same name on the same
+   * Redis, timed on Redis's clock.
+   *
+   * @param name the breaker's name, e.g. the downstream it protects; see {@link
+   *     RedisCircuitBreakerState#keyOf(String)}
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid name
+   */
+  public RedisCircuitBreakerState circuitBreakerState(String name) {
+    return new RedisCircuitBreakerState(this, name, false);
+  }
+
+  /**
+   * Returns an idempotency store whose records live under {@code relent:idem:<namespace>:}.
+   *
+   * @param namespace separates the records of different services on one Redis: letters, digits,
+   *     {@code . _ -}
+   * @return a new store, sharing this connection
+   * @throws IllegalArgumentException if the namespace is empty or has other characters
+   */
+  public RedisIdempotencyStore idempotencyStore(String namespace) {
+    return new RedisIdempotencyStore(this, namespace);
+  }
+
+  /**
+   * Returns the URI this instance is connected to, without user name or password.
+   *
+   * @return e.g. {@code redis://localhost:6379}
+   */
+  public String uri() {
+    return uri;
+  }
+
+  /**
+   * Returns the command timeout.
+   *
+   * @return how long one operation may wait for Redis
+   */
+  public Duration commandTimeout() {
+    return commandTimeout;
+  }
+
+  /** Closes the connection and stops the client's threads. */
+  @Override
+  public void close() {
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+
+  @Override
+  public String toString() {
+    return "RelentRedis[" + uri + ", commandTimeout=" + commandTimeout.toMillis() + " ms]";
+  }
+
+  /**
+   * Runs a script on one key with {@code EVALSHA}; on {@code NOSCRIPT} (after a restart, a failover
+   * or {@code SCRIPT FLUSH}) loads it and retries once. {@code where} names the key in an error
+   * message: the key itself for a guard, only the namespace for an idempotency record, whose key
+   * may carry personal data.
+   */
+  List<Object> run(Script script, String where, byte[] key, byte[]... args) {
+    byte[][] keys = {key};
+    try {
+      try {
+        return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+      } catch (RedisNoScriptException notLoaded) {
+        commands.scriptLoad(script.source());
+        return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+      }
+    } catch (RedisException e) {
+      throw failure(script.name(), where, e);
+    }
+  }
+
+  /** The commands, for plain reads and scans; callers wrap failures with {@link #failure}. */
+  RedisCommands<byte[], byte[]> commands() {
+    return commands;
+  }
+
+  RedisStoreException failure(String operation, String where, RuntimeException e) {
+    String what = operation + " on " + where;
+    if (e instanceof RedisCommandTimeoutException) {
+      return new RedisStoreException(
+          "Redis at "
+              + uri
+              + " did not answer within "
+              + commandTimeout.toMillis()
+              + " ms ("
+              + what
+              + ")",
+          e);
+    }
+    return new RedisStoreException(
+        "Redis at " + uri + " failed (" + what + "): " + e.getMessage(), e);
+  }
+
+  /** The URI without user name or password: only scheme, host, port and database. */
+  static String redacted(RedisURI uri) {
+    String scheme = uri.isSsl() ? "rediss" : "redis";
+    String where;
+    if (uri.getSocket() != null) {
+      scheme = "redis-socket";
+      where = uri.getSocket();
+    } else if (uri.getHost() != null) {
+      where = uri.getHost() + ":" + uri.getPort();
+    } else {
+      scheme = "redis-sentinel";
+      StringBuilder sentinels = new StringBuilder();
+      for (RedisURI sentinel : uri.getSentinels()) {
+        if (sentinels.length() > 0) {
+          sentinels.append(',');
+        }
+        sentinels.append(sentinel.getHost()).append(':').append(sentinel.getPort());
+      }
+      where = sentinels + "#" + uri.getSentinelMasterId();
+    }
+    return scheme + "://" + where + (uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase());
+  }
+
+  /** Builds a {@link RelentRedis}. Mutable and not thread-safe. */
+  public static final class Builder {
+    private final String uri;
+    private Duration commandTimeout = Duration.ofMillis(DEFAULT_COMMAND_TIMEOUT_MILLIS);
+    private Duration connectTimeout = Duration.ofSeconds(2);
+
+    private Builder(String uri) {
+      this.uri = uri;
+    }
+
+    /**
+     * Sets how long one operation waits for Redis before it throws; default 50 ms. A guard decision
+     * waits for it on every call, so keep it short.
+     *
+     * @param timeout &gt; 0
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder withCommandTimeout(Duration timeout) {
+      this.commandTimeout = positive("commandTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Sets how long {@link #build()} waits for the connection; default 2 s.
+     *
+     * @param timeout &gt; 0
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder withConnectTimeout(Duration timeout) {
+      this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Connects.
+     *
+     * @return a connected instance
+     * @throws RedisStoreException if Redis cannot be reached
+     * @throws IllegalArgumentException if the URI is malformed
+     */
+    public RelentRedis build() {
+      return new RelentRedis(RedisURI.create(uri), commandTimeout, connectTimeout);
+    }
+
+    private static Duration positive(String what, Duration d) {
+      Objects.requireNonNull(d, what + " cannot be null");
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(what + " must be > 0: " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.relent.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
+import dev.relent.idempotency.IdempotencyHandler;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Compiles and runs the example of {@code docs/redis.md}; keep the two identical. */
+class DocsExampleTest {
+
+  @Test
+  void example() {
+    try {
+      // --- begin example (docs/redis.md) ---
+      RelentRedis redis = RelentRedis.connect("redis://127.0.0.1:6379"); // one per process
+      // 120 starts a minute for the whole fleet: every process pacing "payments-api" on
+      // this Redis shares one schedule.
+      Pacer pacer =
+          Pacer.builder()
+              .withRate(120, Duration.ofMinutes(1))
+              .withState(redis.pacerState("payments-api"))
+              .build();
+      // Retries stay within 10 % of the fleet's first attempts, not each process's.
+      RetryBudget budget =
+          RetryBudget.builder().withState(redis.retryBudgetState("payments-api")).build();
+      // Every instance of the service sees the same idempotency records.
+      IdempotencyHandler idempotency =
+          IdempotencyHandler.builder().withStore(redis.idempotencyStore("payments")).build();
+      // Give the pacer and the budget to an executor (withPacer, withRetryBudget), the
+      // handler to the endpoint; redis.close() when the application stops.
+      // --- end example ---
+      try {
+        // Another build may pace "payments-api" at the same moment: only the sign is certain.
+        assertThat(pacer.tryAcquire(System.nanoTime(), Long.MAX_VALUE)).isNotNegative();
+        assertThat(idempotency.config().store()).isInstanceOf(RedisIdempotencyStore.class);
+        assertThat(budget.limit()).isPositive();
+      } finally {
+        redis
+            .commands()
+            .del(
+                LocalRedis.bytes(RedisPacerState.keyOf("payments-api")),
+                LocalRedis.bytes(RedisRetryBudgetState.keyOf("payments-api")));
+        redis.close();
+      }
+    } catch (RedisStoreException e) {
+      throw new AssertionError("no Redis on 127.0.0.1:6379: run scripts/services.sh", e);
+    }
+  }
+
+  @Test
+  void theDocsShowExactlyTheCodeCompiledHere() throws IOException {
+    // Surefire runs in the module directory.
+    String source =
+        Files.readString(
+            Path.of("src/test/java/dev/relent/redis/DocsExampleTest.java"), StandardCharsets.UTF_8);
+    String docs = Files.readString(Path.of("../docs/redis.md"), StandardCharsets.UTF_8);
+
+    assertThat(docs).contains("```java\n" + between(source, "// --- begin example") + "```\n");
+  }
+
+  /** The lines after the begin marker up to the end marker, without their common indent. */
+  private static String between(String source, String begin) {
+    int start = source.indexOf('\n', source.indexOf(begin)) + 1;
+    int end = source.lastIndexOf('\n', source.indexOf("// --- end", start));
+    String block = source.substring(start, end).stripTrailing();
+    int indent =
+        block
+            .lines()
+            .filter(l -> !l.isBlank())
+            .mapToInt(l -> l.length() - l.stripLeading().length())
+            .min()
+            .orElse(0);
+    StringBuilder out = new StringBuilder();
+    block
+        .lines()
+        .forEach(l -> out.append(l.length() >= indent ? l.substring(indent) : l).append('\n'));
+    return out.toString();
+  }
+}

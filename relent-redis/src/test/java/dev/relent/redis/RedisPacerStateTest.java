@@ -1,0 +1,284 @@
+package dev.relent.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.relent.spi.PacerState;
+import dev.relent.time.Ticker;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RedisPacerState against the real Redis, compared with the in-memory reference. Intervals are an
+ * hour long, so the few milliseconds the test takes can never turn an accepted reservation into a
+ * refused one; waits are compared allowing for the time each clock moved during the test.
+ */
+class RedisPacerStateTest {
+  private static final long SECOND = 1_000_000_000L;
+  private static final long HOUR = 3_600 * SECOND;
+
+  /** The local ticker of this test: the same clock the in-memory state is given. */
+  private static final Ticker TICKER = System::nanoTime;
+
+  private RelentRedis redis;
+  private String name;
+
+  @BeforeEach
+  void connect() {
+    redis = LocalRedis.connect();
+    name = LocalRedis.uniqueName("pacer");
+  }
+
+  @AfterEach
+  void deleteTheKey() {
+    redis.commands().del(LocalRedis.bytes(RedisPacerState.keyOf(name)));
+    redis.close();
+  }
+
+  /** Runs one operation on both states and checks that they agree. */
+  private final class Twins {
+    final PacerState memory = PacerState.inMemory();
+    final RedisPacerState shared = redis.pacerState(name, TICKER);
+    final long redisStart = LocalRedis.redisTimeNanos(redis);
+    final long localStart = TICKER.read();
+
+    /** The most either clock can have moved since the start: how far two waits may differ. */
+    long slack() {
+      long redisMoved = LocalRedis.redisTimeNanos(redis) - redisStart;
+      long localMoved = TICKER.read() - localStart;
+      // Redis's clock has microsecond resolution; one more for each reading's truncation.
+      return Math.max(redisMoved, localMoved) + 2_000;
+    }
+
+    /** Reserves on both; returns both starts as the caller computes them (now + wait). */
+    long[] reserve(long interval, long tolerance, long maxWait) {
+      long now = TICKER.read();
+      long expected = memory.reserve(now, interval, tolerance, maxWait);
+      long got = shared.reserve(now, interval, tolerance, maxWait);
+      assertThat(Long.signum(got)).as("accepted or refused alike").isEqualTo(Long.signum(expected));
+      assertThat(got).isCloseTo(expected, org.assertj.core.data.Offset.offset(slack()));
+      return new long[] {now + Math.abs(expected), now + Math.abs(got)};
+    }
+
+    void refund(long[] starts, long interval, boolean expected) {
+      assertThat(memory.refund(starts[0], interval)).isEqualTo(expected);
+      assertThat(shared.refund(starts[1], interval)).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void aSequenceOfReservationsRefundsAndPausesMatchesTheInMemoryState() {
+    Twins twins = new Twins();
+    long t = HOUR;
+    long tau = 2 * HOUR; // a burst of three
+    long forever = 100 * HOUR;
+
+    twins.reserve(t, tau, forever);
+    twins.reserve(t, tau, forever);
+    long[] third = twins.reserve(t, tau, forever);
+    long[] fourth = twins.reserve(t, tau, forever); // waits one interval
+    long[] fifth = twins.reserve(t, tau, forever); // two
+    twins.refund(fourth, t, false); // not the newest: refused by both
+    twins.refund(fifth, t, true);
+    twins.refund(fifth, t, false); // given back already
+    twins.reserve(t, tau, forever); // takes the refunded slot: two intervals again
+    twins.reserve(t, tau, HOUR); // would wait three: refused, nothing changes
+    twins.reserve(t, tau, 3 * HOUR);
+    twins.refund(third, t, false);
+
+    long pauseEnd = TICKER.read() + 10 * HOUR;
+    twins.memory.pauseUntil(pauseEnd);
+    twins.shared.pauseUntil(pauseEnd);
+    twins.memory.pauseUntil(pauseEnd - HOUR); // never lowers it
+    twins.shared.pauseUntil(pauseEnd - HOUR);
+    assertThat(twins.shared.pausedUntil())
+        .isCloseTo(twins.memory.pausedUntil(), org.assertj.core.data.Offset.offset(twins.slack()));
+
+    long[] a = twins.reserve(t, tau, forever); // at the pause's end
+    long[] b = twins.reserve(t, tau, forever); // the same start: the burst allows it
+    assertThat(b[1]).isCloseTo(a[1], org.assertj.core.data.Offset.offset(twins.slack()));
+    twins.refund(b, t, true);
+    twins.refund(a, t, true); // same start as the newest: also refundable
+    twins.refund(a, t, false);
+    twins.reserve(t, tau, forever);
+    twins.reserve(t, tau, 5 * HOUR); // refused: the pause is longer
+  }
+
+  @Test
+  void eightThreadsNeverGetTwoStartsCloserThanTheInterval() throws Exception {
+    int threads = 8;
+    int perThread = 25;
+    long interval = SECOND;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    byte[] key = LocalRedis.bytes(RedisPacerState.keyOf(name));
+    try {
+      List<Future<List<Long>>> results = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        Callable<List<Long>> task =
+            () -> {
+              start.await(10, TimeUnit.SECONDS);
+              List<Long> starts = new ArrayList<>();
+              for (int k = 0; k < perThread; k++) {
+                // The script's own reply: the start on Redis's clock, exact to the nanosecond.
+                List<Object> reply =
+                    redis.run(
+                        RedisPacerState.SCRIPT,
+                        "test",
+                        key,
+                        LocalRedis.bytes("reserve"),
+                        LocalRedis.bytes(Long.toString(interval)),
+                        LocalRedis.bytes("0"),
+                        LocalRedis.bytes(Long.toString(Long.MAX_VALUE)));
+                assertThat((Long) reply.get(0)).isEqualTo(1L);
+                starts.add((Long) reply.get(2) * SECOND + (Long) reply.get(3));
+              }
+              return starts;
+            };
+        results.add(pool.submit(task));
+      }
+      List<Long> all = new ArrayList<>();
+      for (Future<List<Long>> f : results) {
+        all.addAll(f.get(60, TimeUnit.SECONDS));
+      }
+      Collections.sort(all);
+      assertThat(all).hasSize(threads * perThread).doesNotHaveDuplicates();
+      for (int i = 1; i < all.size(); i++) {
+        assertThat(all.get(i) - all.get(i - 1)).as("gap %d", i).isGreaterThanOrEqualTo(interval);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void eightThreadsThroughThePublicMethodsGetDistinctWaitsOneIntervalApart() throws Exception {
+    int threads = 8;
+    int perThread = 10;
+    RedisPacerState state = redis.pacerState(name, TICKER);
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<List<Long>>> results = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await(10, TimeUnit.SECONDS);
+                  List<Long> waits = new ArrayList<>();
+                  for (int k = 0; k < perThread; k++) {
+                    waits.add(state.reserve(TICKER.read(), HOUR, 0, Long.MAX_VALUE));
+                  }
+                  return waits;
+                }));
+      }
+      List<Long> waits = new ArrayList<>();
+      for (Future<List<Long>> f : results) {
+        waits.addAll(f.get(60, TimeUnit.SECONDS));
+      }
+      Collections.sort(waits);
+      // The k-th start is k intervals after the first: its wait is k hours less the time the
+      // clock moved since the first, which is far less than an hour.
+      for (int k = 0; k < waits.size(); k++) {
+        assertThat(waits.get(k)).isBetween(Math.max(0, (k - 1) * HOUR), k * HOUR);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void pausedUntilIsNeverBeforeAnyPauseAndReadsTheCallersTicker() {
+    long offset = 123_456_789_000L; // a ticker whose origin has nothing to do with Redis's
+    Ticker shifted = () -> System.nanoTime() + offset;
+    RedisPacerState state = redis.pacerState(name, shifted);
+    assertThat(state.pausedUntil()).isEqualTo(Long.MIN_VALUE);
+
+    long before = shifted.read();
+    state.pauseUntil(before + 30 * SECOND);
+    long afterPause = shifted.read();
+    // Redis counts the 30 s from when the command arrived, between those two readings, so the
+    // pause ends between them plus 30 s on the caller's ticker; a reading of it is off by at
+    // most half its own round trip, and by Redis's microsecond truncation.
+    for (RedisPacerState reader : List.of(state, redis.pacerState(name, shifted))) {
+      long q0 = shifted.read();
+      long got = reader.pausedUntil();
+      long q1 = shifted.read();
+      long error = (q1 - q0) / 2 + 2_000;
+      assertThat(got).isBetween(before + 30 * SECOND - error, afterPause + 30 * SECOND + error);
+    }
+  }
+
+  @Test
+  void theKeyIsHashTaggedAndExpiresAfterAFewIntervals() {
+    RedisPacerState state = redis.pacerState(name, TICKER);
+    state.reserve(TICKER.read(), SECOND, 0, 0);
+    byte[] key = LocalRedis.bytes("relent:{" + name + "}:pacer");
+
+    long ttl = redis.commands().pttl(key);
+    // Three times the longest of the interval and the queue ahead (one interval), plus a second.
+    assertThat(ttl).isBetween(3_000L, 4_000L);
+
+    state.pauseUntil(TICKER.read() + 100 * SECOND);
+    assertThat(redis.commands().pttl(key)).isBetween(299_000L, 301_000L);
+  }
+
+  @Test
+  void aRefundOfAStartThisInstanceDidNotReserveIsRefused() {
+    RedisPacerState first = redis.pacerState(name, TICKER);
+    RedisPacerState second = redis.pacerState(name, TICKER);
+    long now = TICKER.read();
+    long wait = first.reserve(now, HOUR, 0, Long.MAX_VALUE);
+
+    assertThat(second.refund(now + wait, HOUR)).isFalse();
+    assertThat(first.refund(now + wait, HOUR)).isTrue();
+  }
+
+  @Test
+  void aScriptRedisDoesNotKnowIsLoadedAndRunOnce() {
+    // A script no Redis has seen (its text is unique): EVALSHA answers NOSCRIPT first.
+    Script fresh = Script.of("test", "return {" + System.nanoTime() + "}");
+    byte[] key = LocalRedis.bytes(RedisPacerState.keyOf(name));
+
+    assertThat(redis.run(fresh, "test", key)).hasSize(1);
+    assertThat(redis.commands().scriptExists(fresh.sha())).containsExactly(true);
+    redis.commands().scriptFlush(); // as after a restart: the pacer's own script reloads too
+    assertThat(redis.pacerState(name, TICKER).reserve(0, SECOND, 0, 0)).isZero();
+  }
+
+  @Test
+  void namesThatWouldBreakTheHashTagAreRefused() {
+    assertThat(RedisPacerState.keyOf("payments-api")).isEqualTo("relent:{payments-api}:pacer");
+    for (String bad : new String[] {"", "a{b", "a}b", "a b", "é", "x".repeat(201)}) {
+      assertThatThrownBy(() -> RedisPacerState.keyOf(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void theRingOfRecentStartsFindsTheNewestMatchAndForgetsIt() {
+    RedisPacerState.RecentStarts ring = new RedisPacerState.RecentStarts(3);
+    ring.add(10, 100);
+    ring.add(10, 101);
+    ring.add(20, 200);
+    assertThat(ring.take(10)).isEqualTo(101);
+    assertThat(ring.take(10)).isEqualTo(100);
+    assertThat(ring.take(10)).isEqualTo(RedisPacerState.RecentStarts.NONE);
+    ring.add(30, 300);
+    ring.add(40, 400);
+    ring.add(50, 500); // pushes 20 out
+    assertThat(ring.take(20)).isEqualTo(RedisPacerState.RecentStarts.NONE);
+    assertThat(ring.take(50)).isEqualTo(500);
+  }
+}
