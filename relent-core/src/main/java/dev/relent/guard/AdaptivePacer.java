@@ -315,13 +315,14 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   /**
-   * AIMD's rate after one more answer: back to {@value #AIMD_MARGIN} below {@code wMax} by {@value
-   * #AIMD_RECOVERY_PER_ANSWER} of it per answer, then a probe above it. The probe's growth doubles
-   * every D answers, D the starts of the round that set {@code wMax} (at least {@value
-   * #AIMD_PROBE_DOUBLING_MIN}), and starts at {@value #AIMD_PROBE} / D per answer: as patient as
-   * the evidence was long. A {@code wMax} found after a long round is met again after about 2.4 D
-   * answers; one learned from a short round, or a limit that rose, is found within a few dozen.
-   * Counted in answers, not seconds, so that it behaves the same at 2 requests a second as at 200.
+   * AIMD's rate after one more answer: back to {@code (1 - }{@value #AIMD_MARGIN}{@code ) wMax} by
+   * {@value #AIMD_RECOVERY_PER_ANSWER} of {@code wMax} per answer, then a probe above it. The
+   * probe's growth doubles every D answers, D the starts of the round that set {@code wMax} (at
+   * least {@value #AIMD_PROBE_DOUBLING_MIN}), and starts at {@value #AIMD_PROBE} / D per answer: as
+   * patient as the evidence was long. A {@code wMax} found after a long round is met again after
+   * about 2.4 D answers; one learned from a short round, or a limit that rose, is found within a
+   * few dozen. Counted in answers, not seconds, so that it behaves the same at 2 requests a second
+   * as at 200.
    */
   private double aimd() {
     double plateau = (1 - AIMD_MARGIN) * wMax;
@@ -332,8 +333,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     // As patient as the evidence is long: a rate refused after a long round is probed gently, one
     // learned from a burst or a short round quickly.
     double doubling = Math.max(AIMD_PROBE_DOUBLING_MIN, roundStarts);
-    double growth = AIMD_PROBE / doubling * Math.pow(2, probeAnswers++ / doubling);
-    return rate * (1 + growth);
+    double growth = AIMD_PROBE / doubling * Math.pow(2, Math.min(64, probeAnswers++ / doubling));
+    // A start a nanosecond at most, so that the rate stays finite however long no throttle comes.
+    return Math.min((double) SECOND, rate * (1 + growth));
   }
 
   /** Sets the interval the controller's rate gives. Under the lock. */

@@ -185,6 +185,27 @@ class AdaptivePacerTest {
     assertThat(answers).isLessThan(150);
   }
 
+  @Test
+  void aProbeThatNeverMeetsALimitKeepsTheRateFinite() {
+    Pacer pacer = Pacer.adaptive();
+    for (int i = 0; i < 8; i++) {
+      pacer.tryAcquire(0, NO_LIMIT);
+    }
+    pacer.onThrottled(0, 50 * MS);
+    // A million answers and no throttle (nothing measured since: no cap from the send rate).
+    for (int i = 0; i < 1_000_000; i++) {
+      pacer.onAccepted(S + i);
+    }
+    // At most a start a nanosecond; a throttle then falls from that rate, not from infinity.
+    assertThat(pacer.interval().toNanos()).isEqualTo(1);
+    long at = 2 * S;
+    for (int i = 0; i < 100; i++) {
+      at += pacer.tryAcquire(at, NO_LIMIT);
+    }
+    pacer.onThrottled(at, at);
+    assertThat(pacer.interval().toNanos()).isEqualTo(intervalOf(0.9 * S));
+  }
+
   /** One start reserved at {@code at} or later and its answer; returns when it started. */
   private static long answer(Pacer pacer, long at) {
     long start = at + pacer.tryAcquire(at, NO_LIMIT);
