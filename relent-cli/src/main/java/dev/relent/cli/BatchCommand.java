@@ -2,6 +2,7 @@ package dev.relent.cli;
 
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
+import dev.relent.redis.RelentRedis;
 import dev.relent.time.Clock;
 import dev.relent.time.Ticker;
 import java.io.IOException;
@@ -110,6 +111,24 @@ final class BatchCommand implements Callable<Integer> {
               + " ids, numbers and UUIDs become {id}.")
   List<String> routes = new ArrayList<>();
 
+  @Option(
+      names = "--shared",
+      paramLabel = "URI",
+      description =
+          "Share the pacer's schedule through Redis, redis://HOST:PORT[/DB], with every relent"
+              + " batch started with the same --shared and --account: together they start no"
+              + " faster than --rate (and a 429's pause holds for all). Each keeps its own journal,"
+              + " and --concurrency stays each process's own. Default: none (paces alone).")
+  String shared;
+
+  @Option(
+      names = "--account",
+      paramLabel = "NAME",
+      description =
+          "Whose schedule --shared shares: 1 to 100 letters, digits and - _ . :. Only with"
+              + " --shared. Default: the host of the first request line.")
+  String account;
+
   @CommandLine.Mixin RetryOptions retry;
 
   @Option(
@@ -180,6 +199,20 @@ final class BatchCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UsageError(cli, e.getMessage());
     }
+    BatchSharing.Target sharedTarget = null;
+    if (shared != null) {
+      sharedTarget = BatchSharing.target(cli, shared);
+    }
+    if (account != null) {
+      if (shared == null) {
+        throw new UsageError(
+            cli,
+            "--account names whose schedule --shared shares: give --shared "
+                + BatchSharing.FORM
+                + " too, or leave out --account");
+      }
+      BatchSharing.checkAccount(cli, account);
+    }
     UsageError.requireWritable(cli, "--journal", journalFile);
     UsageError.requireWritable(cli, "--out", outFile);
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
@@ -215,6 +248,49 @@ final class BatchCommand implements Callable<Integer> {
               + " (--strict): nothing was sent");
     }
 
+    // Connected before the journal is opened: a Redis that cannot be reached is a usage error
+    // that leaves no file behind.
+    RelentRedis redis = null;
+    BatchRun.Shared sharing = null;
+    if (sharedTarget != null) {
+      String name = account != null ? account : BatchSharing.accountOf(firstHost(cli, scan));
+      if (name == null && scan.requests() > 0) {
+        throw new UsageError(
+            cli,
+            "--shared without --account: the host of the first request line cannot name the"
+                + " account (letters, digits and - _ . : only); give --account NAME");
+      }
+      redis = BatchSharing.connect(cli, sharedTarget);
+      // Without a request there is nothing to pace: the connection was checked all the same.
+      sharing = name == null ? null : new BatchRun.Shared(redis, name);
+    }
+    try {
+      return journalAndRun(cli, err, out, scan, scopes, sharing);
+    } finally {
+      if (redis != null) {
+        redis.close();
+      }
+    }
+  }
+
+  /** The host of the first request line, or null if there is none. */
+  private String firstHost(CommandLine cli, BatchInput.Scan scan) {
+    try (BatchInput.Requests requests = BatchInput.requests(input, redactor, scan)) {
+      BatchInput.Request first = requests.next();
+      return first == null ? null : first.request().uri().getHost();
+    } catch (IOException e) {
+      throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
+    }
+  }
+
+  private int journalAndRun(
+      CommandLine cli,
+      PrintWriter err,
+      PrintWriter out,
+      BatchInput.Scan scan,
+      HttpScopes scopes,
+      BatchRun.Shared sharing)
+      throws Exception {
     BatchJournal journal = null;
     if (journalFile != null) {
       try {
@@ -226,7 +302,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     try {
-      return run(cli, err, out, scan, journal, scopes);
+      return run(cli, err, out, scan, journal, scopes, sharing);
     } catch (IOException e) {
       err.println("relent batch: " + redactor.text(String.valueOf(e.getMessage())));
       return ExitCodes.ERROR;
@@ -317,7 +393,8 @@ final class BatchCommand implements Callable<Integer> {
       PrintWriter out,
       BatchInput.Scan scan,
       BatchJournal journal,
-      HttpScopes scopes)
+      HttpScopes scopes,
+      BatchRun.Shared sharing)
       throws Exception {
     Earlier earlier =
         journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
@@ -355,7 +432,8 @@ final class BatchCommand implements Callable<Integer> {
                   retry.random(),
                   retry.timeout,
                   batchDeadline,
-                  scopes),
+                  scopes,
+                  sharing),
               todo,
               scan.requests() - earlier.finished(),
               false,

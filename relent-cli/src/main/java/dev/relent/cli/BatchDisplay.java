@@ -278,7 +278,7 @@ final class BatchDisplay {
     if (!doubts.isEmpty()) {
       row(out, "suspect headers", doubts);
     }
-    row(out, "pacer", pacer(settings.rate(), run.pacer()));
+    row(out, "pacer", pacer(settings.rate(), settings.shared(), run.pacer()));
     List<String> scopes = scopes(run.registry());
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
@@ -355,16 +355,23 @@ final class BatchDisplay {
     return all + " (" + String.join("; ", parts) + ")";
   }
 
-  /** What paces the queue's starts: the adaptive pacer, its ceiling and the interval now. */
-  static String pacer(Rate rate, Pacer pacer) {
+  /**
+   * What paces the queue's starts: the adaptive pacer, its ceiling, where its schedule is shared,
+   * and the interval this process's pacer has at the end.
+   */
+  static String pacer(Rate rate, BatchRun.Shared shared, Pacer pacer) {
     String now =
         pacer.interval().toNanos() <= 1
             ? "not pacing at the end (no throttle or quota seen)"
             : "one start every " + Format.millis(pacer.interval()) + " at the end";
+    String where = shared == null ? "" : ", " + shared.describe();
     if (rate == null) {
-      return "adaptive (no --rate): learns the rate from rate-limit headers and 429s; " + now;
+      return "adaptive (no --rate): learns the rate from rate-limit headers and 429s"
+          + where
+          + "; "
+          + now;
     }
-    return "adaptive, at most " + rate + " (--rate), retries included; " + now;
+    return "adaptive, at most " + rate + " (--rate), retries included" + where + "; " + now;
   }
 
   /**
@@ -498,9 +505,17 @@ final class BatchDisplay {
         diff > 0
             ? " (+"
                 + Format.duration(Duration.ofNanos(diff))
-                + (retries > 0
-                    ? ": " + retries + (retries == 1 ? " retry" : " retries") + " and their waits"
-                    : ": latency and server waits")
+                + (run.settings().shared() != null
+                    ? ": the rate is shared with the account's other processes"
+                        + (retries > 0
+                            ? ", and " + retries + (retries == 1 ? " retry" : " retries")
+                            : "")
+                    : retries > 0
+                        ? ": "
+                            + retries
+                            + (retries == 1 ? " retry" : " retries")
+                            + " and their waits"
+                        : ": latency and server waits")
                 + ")"
             : "";
     return Format.duration(elapsed)

@@ -9,6 +9,7 @@ import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.ServerHints;
 import dev.relent.http.jdk.RelentHttpClient;
+import dev.relent.redis.RelentRedis;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
 import dev.relent.time.Scheduler;
@@ -76,6 +77,8 @@ final class BatchRun {
    * @param attemptTimeout each attempt's time limit (also the connect timeout)
    * @param batchDeadline the whole run's time limit, or null
    * @param scopes how each request's scopes are derived, and which one a 429 pauses
+   * @param shared where the pacer's schedule is shared with other processes, or null for this
+   *     process alone
    */
   record Settings(
       Rate rate,
@@ -84,7 +87,40 @@ final class BatchRun {
       RandomSource random,
       Duration attemptTimeout,
       Duration batchDeadline,
-      HttpScopes scopes) {}
+      HttpScopes scopes,
+      Shared shared) {
+
+    /** The settings of a run that paces alone. */
+    Settings(
+        Rate rate,
+        int concurrency,
+        RetryPolicy policy,
+        RandomSource random,
+        Duration attemptTimeout,
+        Duration batchDeadline,
+        HttpScopes scopes) {
+      this(rate, concurrency, policy, random, attemptTimeout, batchDeadline, scopes, null);
+    }
+  }
+
+  /**
+   * A pacer schedule shared through Redis by every process that names the same account ({@code
+   * --shared}, {@code --account}). The connection is the caller's to close, after the run.
+   *
+   * @param redis the connection
+   * @param account the account's name; the schedule is Redis's {@code relent:{account:NAME}:pacer}
+   */
+  record Shared(RelentRedis redis, String account) {
+    /** The name of the shared pacer state. */
+    String pacerName() {
+      return "account:" + account;
+    }
+
+    /** For the summary: {@code shared through redis://host:port as account NAME}. */
+    String describe() {
+      return "shared through " + redis.uri() + " as account " + account;
+    }
+  }
 
   private final Settings settings;
   private final Ticker ticker;
@@ -174,7 +210,7 @@ final class BatchRun {
         TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
     // Escalation: three endpoints of one account paused within a minute pause the account.
     this.registry = GuardRegistry.builder().withTime(time).build();
-    this.pacer = pacer(settings.rate(), time);
+    this.pacer = pacer(settings.rate(), settings.shared(), time);
     this.http =
         RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
             .withPolicy(settings.policy())
@@ -194,13 +230,17 @@ final class BatchRun {
   /**
    * The one place that chooses the queue's pacer: an adaptive one, which learns the rate from
    * rate-limit headers and 429s (relent-core's {@link Pacer#adaptive()}), under the ceiling of
-   * {@code --rate} when given (starting there), never faster than it.
+   * {@code --rate} when given (starting there), never faster than it. With {@code shared}, its
+   * schedule lives in Redis and every process of the account reserves its starts there: the
+   * processes together start no faster than the pace each asks for. What the adaptive pacer learns
+   * (its interval, its congestion state) stays this process's own.
    *
    * @param rate the ceiling, or null for none
-   * @param time the run's time source
+   * @param shared where the schedule is shared, or null for an in-memory one
+   * @param time the run's time source; a shared schedule speaks its ticker
    * @return the pacer
    */
-  static Pacer pacer(Rate rate, TimeSource time) {
+  static Pacer pacer(Rate rate, Shared shared, TimeSource time) {
     Pacer.Builder b = Pacer.builder().adaptive().withTime(time);
     if (rate != null) {
       double permits = rate.permits();
@@ -210,6 +250,9 @@ final class BatchRun {
         long interval = (long) Math.ceil(rate.per().toNanos() / permits);
         b.withRate(1, Duration.ofNanos(Math.max(1L, interval)));
       }
+    }
+    if (shared != null) {
+      b.withState(shared.redis().pacerState(shared.pacerName(), time.ticker()));
     }
     return b.build();
   }

@@ -1,0 +1,213 @@
+package dev.relent.cli;
+
+import dev.relent.redis.RedisStoreException;
+import dev.relent.redis.RelentRedis;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+
+/**
+ * The checks and the connection behind {@code relent batch --shared redis://HOST:PORT[/DB]
+ * --account NAME}: every message names what is wrong and what to do, and none repeats the URI as
+ * given (it may carry a password) or its user information; the URI is shown as {@code
+ * redis://host:port[/db]} only.
+ */
+final class BatchSharing {
+  private BatchSharing() {}
+
+  /** The accepted form of {@code --shared}, for messages. */
+  static final String FORM = "redis://HOST:PORT[/DB]";
+
+  /** Letters, digits and {@code - _ . :}, 1 to 100 of them. */
+  private static final Pattern ACCOUNT = Pattern.compile("[A-Za-z0-9_.:-]{1,100}");
+
+  private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]{0,19}");
+
+  /**
+   * How long one pacer decision waits for Redis. Longer than the library's 50 ms default: the batch
+   * makes one decision per attempt, at most a few hundred a second, and on a busy machine (several
+   * JVMs starting on two cores) a 50 ms answer is not rare; a Redis that does not answer in half a
+   * second is down.
+   */
+  static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+
+  /** How long connecting at the start may take. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * A checked {@code --shared} URI.
+   *
+   * @param uri the URI as given, for the connection only
+   * @param shown the URI without user information, for messages: {@code redis://host:port[/db]}
+   * @param password the password in it, or null: scrubbed from the driver's messages
+   */
+  record Target(String uri, String shown, String password) {}
+
+  /**
+   * Checks the form of {@code --shared}.
+   *
+   * @throws UsageError if it is not {@code redis://HOST:PORT[/DB]}
+   */
+  static Target target(CommandLine cli, String uri) {
+    int sep = uri.indexOf("://");
+    if (sep < 0) {
+      throw new UsageError(
+          cli, "--shared must be a Redis URI, " + FORM + ", e.g. redis://127.0.0.1:6379");
+    }
+    String scheme = uri.substring(0, sep);
+    if (!scheme.equalsIgnoreCase("redis")) {
+      String named = SCHEME.matcher(scheme).matches() ? scheme + "://" : "that scheme";
+      String tls = scheme.equalsIgnoreCase("rediss") ? " (TLS is not supported yet)" : "";
+      throw new UsageError(
+          cli, "--shared takes redis:// only, not " + named + tls + ": give " + FORM);
+    }
+    URI parsed;
+    try {
+      parsed = new URI(uri);
+    } catch (URISyntaxException e) {
+      throw new UsageError(
+          cli, "--shared is not a valid URI: give " + FORM + ", e.g. redis://127.0.0.1:6379");
+    }
+    String host = parsed.getHost();
+    if (host == null || host.isEmpty()) {
+      throw new UsageError(
+          cli,
+          "--shared names no host (or a port that is not a number): give "
+              + FORM
+              + ", e.g. redis://127.0.0.1:6379");
+    }
+    if (parsed.getRawQuery() != null || parsed.getRawFragment() != null) {
+      throw new UsageError(cli, "--shared takes no options after ? or #: give " + FORM + " only");
+    }
+    int port = parsed.getPort() < 0 ? 6379 : parsed.getPort();
+    if (port == 0 || port > 65535) {
+      throw new UsageError(cli, "--shared: the port must be 1 to 65535: " + port);
+    }
+    String path = parsed.getRawPath() == null ? "" : parsed.getRawPath();
+    String db = "";
+    if (!path.isEmpty() && !path.equals("/")) {
+      String digits = path.substring(1);
+      if (!digits.matches("[0-9]{1,9}")) {
+        throw new UsageError(
+            cli,
+            "--shared: the database after the port must be a number, e.g. redis://"
+                + host
+                + ":"
+                + port
+                + "/0");
+      }
+      int n = Integer.parseInt(digits);
+      db = n == 0 ? "" : "/" + n;
+    }
+    String password = null;
+    String userInfo = parsed.getRawUserInfo();
+    if (userInfo != null) {
+      int colon = userInfo.indexOf(':');
+      String raw = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+      password = raw.isEmpty() ? null : raw;
+    }
+    return new Target(uri, "redis://" + host + ":" + port + db, password);
+  }
+
+  /**
+   * Checks {@code --account}.
+   *
+   * @throws UsageError if it is not 1 to 100 letters, digits and {@code - _ . :}
+   */
+  static void checkAccount(CommandLine cli, String account) {
+    if (ACCOUNT.matcher(account).matches()) {
+      return;
+    }
+    String why;
+    if (account.isEmpty()) {
+      why = "it is empty";
+    } else if (account.length() > 100) {
+      why = "it has " + account.length() + " characters";
+    } else {
+      int bad = account.codePoints().filter(c -> !isAccountChar(c)).findFirst().getAsInt();
+      why =
+          bad > 0x20 && bad < 0x7f
+              ? "'" + Character.toString(bad) + "' is not allowed"
+              : "it has a space, a control or a non-ASCII character";
+    }
+    throw new UsageError(
+        cli,
+        "--account must be 1 to 100 characters of letters, digits and - _ . : ("
+            + why
+            + "), e.g. payments-prod");
+  }
+
+  private static boolean isAccountChar(int c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '-'
+        || c == '_'
+        || c == '.'
+        || c == ':';
+  }
+
+  /**
+   * The account a host names when {@code --account} is not given: the host in lower case, an IPv6
+   * address without its brackets.
+   *
+   * @param host the first request's host, or null
+   * @return the account, or null if the host cannot name one
+   */
+  static String accountOf(String host) {
+    if (host == null) {
+      return null;
+    }
+    String h = host.toLowerCase(Locale.ROOT);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    return ACCOUNT.matcher(h).matches() ? h : null;
+  }
+
+  /**
+   * Connects to the Redis of {@code --shared}.
+   *
+   * @throws UsageError if it cannot be reached or refuses the connection
+   */
+  static RelentRedis connect(CommandLine cli, Target target) {
+    try {
+      return RelentRedis.builder(target.uri())
+          .withCommandTimeout(COMMAND_TIMEOUT)
+          .withConnectTimeout(CONNECT_TIMEOUT)
+          .build();
+    } catch (RedisStoreException | IllegalArgumentException e) {
+      throw new UsageError(
+          cli,
+          "--shared "
+              + target.shown()
+              + ": cannot connect to Redis ("
+              + reason(e, target.password())
+              + "); check that Redis runs there and the URI is right, or leave out --shared to"
+              + " pace this process alone");
+    }
+  }
+
+  /** The innermost cause's message (the driver's outer ones repeat the URI), password scrubbed. */
+  static String reason(Throwable e, String password) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    if (password != null) {
+      message = message.replace(password, "***");
+      String decoded = URLDecoder.decode(password, StandardCharsets.UTF_8);
+      if (!decoded.isEmpty()) {
+        message = message.replace(decoded, "***");
+      }
+    }
+    return message.strip();
+  }
+}
