@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
  *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
  *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
- *   <li>Only relent-redis talks to Redis (Lettuce), and no other module depends on it: a store is
- *       chosen by the application, never pulled in by core, HTTP or idempotency.
+ *   <li>Only relent-redis talks to Redis (Lettuce), and only the application, relent-cli ({@code
+ *       relent batch --shared}), depends on it: a store is chosen by the application, never pulled
+ *       in by a library module (core, HTTP and its adapters, idempotency, the test kit).
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -136,7 +137,18 @@ class LayeringTest {
         .resideOutsideOfPackage("dev.relent.redis..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.lettuce..", "dev.relent.redis..")
+        .resideInAPackage("io.lettuce..")
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheApplicationDependsOnTheRedisModule() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("dev.relent.redis..", "dev.relent.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.redis..")
         .check(relent);
   }
 
