@@ -33,7 +33,9 @@ import picocli.CommandLine.Parameters;
  * crash-safe ({@link BatchJournal}): run the same command again after a crash, a kill or a quota
  * stop, and it skips what finished and sends the rest, writes with their original idempotency keys.
  * Results go to {@code --out} as JSON Lines; progress and problems to stderr; the summary to
- * stdout.
+ * stdout. With {@code --shared redis://HOST:PORT[/DB] --account NAME} the pacer's schedule is
+ * shared through Redis by every process of the account ({@link BatchSharing}); the concurrency
+ * limit, the journal and what the pacer learns stay this process's own.
  *
  * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
  * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
@@ -117,8 +119,9 @@ final class BatchCommand implements Callable<Integer> {
       description =
           "Share the pacer's schedule through Redis, redis://HOST:PORT[/DB], with every relent"
               + " batch started with the same --shared and --account: together they start no"
-              + " faster than --rate (and a 429's pause holds for all). Each keeps its own journal,"
-              + " and --concurrency stays each process's own. Default: none (paces alone).")
+              + " faster than --rate. Each keeps its own journal; --concurrency, the rate learned"
+              + " from 429s and headers, and the scopes a 429 pauses stay each process's own."
+              + " Default: none (paces alone).")
   String shared;
 
   @Option(

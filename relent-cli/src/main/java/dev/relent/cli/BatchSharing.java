@@ -8,6 +8,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
@@ -176,6 +178,7 @@ final class BatchSharing {
    * @throws UsageError if it cannot be reached or refuses the connection
    */
   static RelentRedis connect(CommandLine cli, Target target) {
+    quietDriver();
     try {
       return RelentRedis.builder(target.uri())
           .withCommandTimeout(COMMAND_TIMEOUT)
@@ -190,6 +193,22 @@ final class BatchSharing {
               + reason(e, target.password())
               + "); check that Redis runs there and the URI is right, or leave out --shared to"
               + " pace this process alone");
+    }
+  }
+
+  /**
+   * Lettuce and Netty log through java.util.logging when SLF4J has no provider (the CLI ships
+   * slf4j-nop, which Netty does not take): a lost connection would print "Reconnecting" notices on
+   * stderr, which scripts read. What went wrong reaches each request's result instead. Kept here:
+   * java.util.logging holds its loggers weakly, and a collected logger forgets its level.
+   */
+  private static final Logger[] DRIVER_LOGGERS = {
+    Logger.getLogger("io.lettuce"), Logger.getLogger("io.netty")
+  };
+
+  private static void quietDriver() {
+    for (Logger logger : DRIVER_LOGGERS) {
+      logger.setLevel(Level.OFF);
     }
   }
 

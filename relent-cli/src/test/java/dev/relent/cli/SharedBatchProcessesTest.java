@@ -61,7 +61,8 @@ class SharedBatchProcessesTest {
       long tooMany,
       Duration arrivals,
       Duration wall,
-      List<String> summaries) {
+      List<String> summaries,
+      List<String> errors) {
     String figures(String what) {
       return String.format(
           Locale.ROOT,
@@ -122,13 +123,13 @@ class SharedBatchProcessesTest {
       }
       List<Integer> codes = new ArrayList<>();
       List<String> summaries = new ArrayList<>();
+      List<String> errors = new ArrayList<>();
       for (int p = 1; p <= PROCESSES; p++) {
         Process process = processes.get(p - 1);
         assertThat(process.waitFor(3, TimeUnit.MINUTES)).as("process %d ended", p).isTrue();
         codes.add(process.exitValue());
-        summaries.add(
-            Files.readString(dir.resolve(name + "-" + p + ".stdout"))
-                + Files.readString(dir.resolve(name + "-" + p + ".stderr")));
+        summaries.add(Files.readString(dir.resolve(name + "-" + p + ".stdout")));
+        errors.add(Files.readString(dir.resolve(name + "-" + p + ".stderr")));
       }
       Duration wall = Duration.ofNanos(System.nanoTime() - began);
       List<JournalEntry> journal = server.journal();
@@ -136,7 +137,8 @@ class SharedBatchProcessesTest {
       long tooMany = journal.stream().filter(e -> e.status() == 429).count();
       long first = journal.stream().mapToLong(e -> e.arrivedAt().toEpochMilli()).min().orElse(0);
       long last = journal.stream().mapToLong(e -> e.arrivedAt().toEpochMilli()).max().orElse(0);
-      Run run = new Run(codes, ok, tooMany, Duration.ofMillis(last - first), wall, summaries);
+      Run run =
+          new Run(codes, ok, tooMany, Duration.ofMillis(last - first), wall, summaries, errors);
       System.out.println(run.figures(name));
       return run;
     }
@@ -150,7 +152,10 @@ class SharedBatchProcessesTest {
     Run shared = run("shared", List.of("--shared", "redis://127.0.0.1:6379", "--account", account));
 
     for (int p = 0; p < PROCESSES; p++) {
-      assertThat(shared.exitCodes().get(p)).as(shared.summaries().get(p)).isEqualTo(ExitCodes.OK);
+      assertThat(shared.exitCodes().get(p)).as(shared.errors().get(p)).isEqualTo(ExitCodes.OK);
+      assertThat(shared.errors().get(p))
+          .as("nothing on stderr, the driver's logs included")
+          .isEmpty();
       assertThat(shared.summaries().get(p))
           .contains(REQUESTS + " succeeded, 0 failed, 0 not finished")
           .contains("shared through redis://127.0.0.1:6379 as account " + account + ";");
