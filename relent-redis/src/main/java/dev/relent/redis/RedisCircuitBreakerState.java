@@ -244,8 +244,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    * @throws IllegalArgumentException if the name is empty, too long or has other characters
    */
   public static String keyOf(String name) {
-    String pacerKey = RedisPacerState.keyOf(name); // the same rules for every guard's name
-    return pacerKey.substring(0, pacerKey.length() - "pacer".length()) + "breaker";
+    return RedisPacerState.guardKey(name, "breaker");
   }
 
   /**
@@ -317,7 +316,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
 
   @Override
   public String toString() {
-    return "RedisCircuitBreakerState[" + keyOf(name) + " at " + redis.uri() + "]";
+    return "RedisCircuitBreakerState[" + keyText + " at " + redis.uri() + "]";
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
@@ -338,7 +337,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
             callerClock ? number(nowNanos) : REDIS_CLOCK);
     if ((Long) reply.get(0) == -99) {
       throw new IllegalArgumentException(
-          keyOf(name)
+          keyText
               + " already keeps another window than windowCalls "
               + config.windowCalls()
               + ", "

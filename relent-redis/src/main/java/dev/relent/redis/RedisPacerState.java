@@ -160,19 +160,27 @@ public final class RedisPacerState implements PacerState {
    * @throws IllegalArgumentException if the name is empty, too long or has other characters
    */
   public static String keyOf(String name) {
+    return guardKey(name, "pacer");
+  }
+
+  /**
+   * The key of one guard's state, {@code relent:{name}:kind}: the same rules for every guard's
+   * name, the hash tag putting all of a name's keys in one cluster slot.
+   */
+  static String guardKey(String name, String kind) {
     Objects.requireNonNull(name, "name cannot be null");
     if (name.isEmpty() || name.length() > 200) {
       throw new IllegalArgumentException(
-          "pacer name must have 1 to 200 characters: " + name.length());
+          kind + " name must have 1 to 200 characters: " + name.length());
     }
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
       if (c <= ' ' || c > '~' || c == '{' || c == '}') {
         throw new IllegalArgumentException(
-            "pacer name must be printable ASCII without spaces or braces: " + name);
+            kind + " name must be printable ASCII without spaces or braces: " + name);
       }
     }
-    return "relent:{" + name + "}:pacer";
+    return "relent:{" + name + "}:" + kind;
   }
 
   /**
@@ -279,7 +287,7 @@ public final class RedisPacerState implements PacerState {
 
   @Override
   public String toString() {
-    return "RedisPacerState[" + keyOf(name) + " at " + redis.uri() + "]";
+    return "RedisPacerState[" + keyText + " at " + redis.uri() + "]";
   }
 
   private static long saturated(long reply) {

@@ -132,8 +132,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    * @throws IllegalArgumentException if the name is empty, too long or has other characters
    */
   public static String keyOf(String name) {
-    String pacerKey = RedisPacerState.keyOf(name); // the same rules for every guard's name
-    return pacerKey.substring(0, pacerKey.length() - "pacer".length()) + "budget";
+    return RedisPacerState.guardKey(name, "budget");
   }
 
   /**
@@ -189,7 +188,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
 
   @Override
   public String toString() {
-    return "RedisRetryBudgetState[" + keyOf(name) + " at " + redis.uri() + "]";
+    return "RedisRetryBudgetState[" + keyText + " at " + redis.uri() + "]";
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
@@ -207,7 +206,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
             callerClock ? number(nowNanos) : REDIS_CLOCK);
     if ((Long) reply.get(0) == -1) {
       throw new IllegalArgumentException(
-          keyOf(name)
+          keyText
               + " already counts over another window than "
               + config.buckets()
               + " buckets of "
