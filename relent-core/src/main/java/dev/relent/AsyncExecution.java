@@ -10,6 +10,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * An asynchronous operation: the decisions of {@link Execution}, driven by callbacks. No thread
@@ -85,7 +87,23 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   private void awaitSlot(long now) {
-    CompletableFuture<ConcurrencyLimit.Permit> waiter = x.limit.acquireAsync();
+    awaitSlot(
+        x.limit,
+        now,
+        () -> concurrencyRefusal(x.ticker.read()),
+        permit -> holdSlotThenPace(x.ticker.read(), permit));
+  }
+
+  /**
+   * Waits without a thread for a slot of {@code limit}, then hands the permit to {@code granted};
+   * at the deadline gives up with {@code refusal}, holding nothing.
+   */
+  private void awaitSlot(
+      ConcurrencyLimit limit,
+      long now,
+      Supplier<GiveUp> refusal,
+      Consumer<ConcurrencyLimit.Permit> granted) {
+    CompletableFuture<ConcurrencyLimit.Permit> waiter = limit.acquireAsync();
     Future<?> timeout =
         x.scheduler.schedule(
             () -> {
@@ -93,7 +111,7 @@ final class AsyncExecution<R> extends Execution<R> {
                 synchronized (this) {
                   releaseGuards();
                 }
-                finish(giveUp(concurrencyRefusal(x.ticker.read())));
+                finish(giveUp(refusal.get()));
               }
             },
             deadlineAt - now);
@@ -105,7 +123,7 @@ final class AsyncExecution<R> extends Execution<R> {
         (permit, t) -> {
           if (t == null) {
             timeout.cancel(false);
-            holdSlotThenPace(x.ticker.read(), permit);
+            granted.accept(permit);
           }
         });
   }
@@ -138,35 +156,19 @@ final class AsyncExecution<R> extends Execution<R> {
       paceHoldingSlot(now);
       return;
     }
-    CompletableFuture<ConcurrencyLimit.Permit> waiter = scoped.limit(missing).acquireAsync();
-    Future<?> timeout =
-        x.scheduler.schedule(
-            () -> {
-              if (waiter.cancel(false)) {
-                RelentException refusal;
-                synchronized (this) {
-                  scoped.refusedSlot(missing);
-                  refusal = giveUp(scopeSlotRefusal(x.ticker.read()));
-                  releaseGuards();
-                }
-                finish(refusal);
-              }
-            },
-            deadlineAt - now);
-    synchronized (this) {
-      slotWaiter = waiter;
-      timer = timeout;
-    }
-    waiter.whenComplete(
-        (permit, t) -> {
-          if (t == null) {
-            timeout.cancel(false);
-            synchronized (this) {
-              slotWaiter = null;
-              scoped.holdSlot(missing, permit);
-            }
-            holdScopeSlotsThenPace(x.ticker.read());
+    awaitSlot(
+        scoped.limit(missing),
+        now,
+        () -> {
+          scoped.refusedSlot(missing);
+          return scopeSlotRefusal(x.ticker.read());
+        },
+        permit -> {
+          synchronized (this) {
+            slotWaiter = null;
+            scoped.holdSlot(missing, permit);
           }
+          holdScopeSlotsThenPace(x.ticker.read());
         });
   }
 
