@@ -28,8 +28,11 @@ import java.util.Objects;
  * forgotten, and starts closed.
  *
  * <p>Failure: if Redis does not answer within the {@linkplain RelentRedis#commandTimeout() command
- * timeout}, or fails, every method throws {@link RedisStoreException} naming the URI (never the
- * password) and the key. No fallback is chosen here yet: that policy is a later step.
+ * timeout}, or cannot be reached, the state follows the connection's {@link RedisFallback}: by
+ * default an in-memory breaker that judges this process's own outcomes until Redis answers again
+ * (an outcome of a call permitted on the other side is recorded where the state is when it
+ * arrives). With {@link RedisFallback#none()}, every method throws {@link RedisStoreException}
+ * naming the URI (never the password) and the key.
  *
  * <p>Thread-safe. Like the in-memory state, it takes its window from the first call that stored one
  * and refuses another ({@link IllegalArgumentException}).
@@ -226,6 +229,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
   private final String keyText;
   private final byte[] key;
   private final boolean callerClock;
+  private final CircuitBreakerState local = CircuitBreakerState.inMemory();
 
   RedisCircuitBreakerState(RelentRedis redis, String name, boolean callerClock) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -250,50 +254,66 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public long tryAcquirePermission(long nowNanos, Config config) {
-    return (Long) run(ACQUIRE, nowNanos, config).get(0);
+    return redis.guarded(
+        () -> (Long) run(ACQUIRE, nowNanos, config).get(0),
+        () -> local.tryAcquirePermission(nowNanos, config));
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public Change onSuccess(long nowNanos, Config config) {
-    return CHANGES[((Long) run(SUCCESS, nowNanos, config).get(0)).intValue()];
+    return redis.guarded(
+        () -> CHANGES[((Long) run(SUCCESS, nowNanos, config).get(0)).intValue()],
+        () -> local.onSuccess(nowNanos, config));
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public Change onFailure(long nowNanos, Config config) {
-    return CHANGES[((Long) run(FAILURE, nowNanos, config).get(0)).intValue()];
+    return redis.guarded(
+        () -> CHANGES[((Long) run(FAILURE, nowNanos, config).get(0)).intValue()],
+        () -> local.onFailure(nowNanos, config));
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public void releasePermission(Config config) {
-    run(RELEASE, 0, config);
+    redis.guarded(
+        () -> run(RELEASE, 0, config),
+        () -> {
+          local.releasePermission(config);
+          return null;
+        });
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public Snapshot snapshot(long nowNanos, Config config) {
+    return redis.guarded(
+        () -> snapshotOnRedis(nowNanos, config), () -> local.snapshot(nowNanos, config));
+  }
+
+  private Snapshot snapshotOnRedis(long nowNanos, Config config) {
     List<Object> r = run(SNAPSHOT, nowNanos, config);
     return new Snapshot(
         PHASES[((Long) r.get(0)).intValue()],

@@ -28,15 +28,22 @@ import java.util.Objects;
  * or process, or pushed out of that table by {@value #RECENT} newer ones, is not refunded (refunds
  * are best effort anyway).
  *
- * <p>Key: {@code relent:{name}:pacer}, a hash; the hash tag puts it on one Redis Cluster slot. It
- * expires three times the longest of the interval, the queue ahead ({@code tat - now}) and the
- * pause left, plus one second, after the last change, so an idle pacer leaves nothing behind. Times
- * in it are nanoseconds since a base second kept beside them and moved forward once a day, so that
- * Lua's doubles hold them exactly.
+ * <p>Keys: {@code relent:{name}:pacer}, a hash, and {@code relent:{name}:members}, the processes
+ * seen reserving in the last minute (a sorted set by their last millisecond, gone two minutes after
+ * the last reservation); the hash tag puts both on one Redis Cluster slot. The hash expires three
+ * times the longest of the interval, the queue ahead ({@code tat - now}) and the pause left, plus
+ * one second, after the last change, so an idle pacer leaves nothing behind. Times in it are
+ * nanoseconds since a base second kept beside them and moved forward once a day, so that Lua's
+ * doubles hold them exactly.
  *
  * <p>Failure: if Redis does not answer within the {@linkplain RelentRedis#commandTimeout() command
- * timeout}, or fails, every method throws {@link RedisStoreException} naming the URI (never the
- * password) and the key. No fallback is chosen here yet: that policy is a later step.
+ * timeout}, or cannot be reached, the state follows the connection's {@link RedisFallback}: by
+ * default an in-memory schedule at {@code 1/n} of the rate, {@code n} the larger of the expected
+ * instances and {@link #processesSeen()}, that starts with its burst spent and with the latest
+ * pause this instance knew of; back on Redis, the first reservation takes the burst as spent too,
+ * and so does any reservation that finds the schedule lost (a restart that kept nothing) after this
+ * instance had reserved on it. With {@link RedisFallback#none()}, every method throws {@link
+ * RedisStoreException} naming the URI (never the password) and the key.
  *
  * <p>Thread-safe; one instance may serve many pacers of the same name, and pacers built on one name
  * must have the same rate and burst.
@@ -53,13 +60,17 @@ public final class RedisPacerState implements PacerState {
   private static final byte[] REFUND = bytes("refund");
   private static final byte[] PAUSE = bytes("pause");
   private static final byte[] PAUSED = bytes("paused");
+  private static final byte[] FRESH = bytes("0");
+  private static final byte[] SPENT_IF_LOST = bytes("1");
+  private static final byte[] SPENT_AFTER_FALLBACK = bytes("2");
 
   static final Script SCRIPT =
       Script.of(
           "pacer",
           """
           -- Relent pacer state: GCRA with refund and pause, on Redis's clock (PacerState).
-          -- KEYS[1] the hash; ARGV[1] the operation, then its arguments (decimal nanoseconds).
+          -- KEYS[1] the hash; KEYS[2] the processes seen reserving (a sorted set by last millisecond);
+          -- ARGV[1] the operation, then its arguments (decimal nanoseconds).
           -- Times are ns since the second 'base'; absent fields are "never".
           local key = KEYS[1]
           local op = ARGV[1]
@@ -103,16 +114,28 @@ public final class RedisPacerState implements PacerState {
           end
           if op == 'reserve' then
             local T, tau, maxWait = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+            -- ARGV[5]: '1' the caller reserved here before, so a missing schedule was lost (a
+            -- restart) rather than never made; '2' the caller comes back from its in-memory
+            -- fallback. Either way the burst is taken as spent, never granted again.
+            local spent = ARGV[5]
+            if (spent == '1' and tat == nil) or (spent == '2' and (tat == nil or tat < now)) then
+              tat = now + tau
+            end
+            local ms = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
+            redis.call('ZADD', KEYS[2], ms, ARGV[6])
+            redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms - 60000)
+            redis.call('PEXPIRE', KEYS[2], 120000)
+            local fleet = redis.call('ZCARD', KEYS[2])
             local start = now
             if paused and paused > start then start = paused end
             if tat and tat - tau > start then start = tat - tau end
             local wait = start - now
-            if wait > maxWait then return {0, clamp(wait), base, 0} end
+            if wait > maxWait then return {0, clamp(wait), base, 0, fleet} end
             if tat == nil or start > tat then tat = start + T else tat = tat + T end
             if last ~= nil and start == last then count = count + 1 else last = start; count = 1 end
             interval = T
             save()
-            return {1, clamp(wait), base, clamp(start)}
+            return {1, clamp(wait), base, clamp(start), fleet}
           elseif op == 'refund' then
             local T = tonumber(ARGV[2])
             local at = (tonumber(ARGV[3]) - base) * 1e9 + tonumber(ARGV[4])
@@ -139,15 +162,34 @@ public final class RedisPacerState implements PacerState {
   private final RelentRedis redis;
   private final String name;
   private final String keyText;
-  private final byte[] key;
+  private final byte[][] keys;
+  private final byte[] instance;
   private final Ticker ticker;
   private final RecentStarts recent = new RecentStarts(RECENT);
+
+  /** Whether this instance has reserved on Redis: a schedule missing after that was lost. */
+  private volatile boolean reservedOnRedis;
+
+  /** Whether this instance used its fallback since its last reservation on Redis. */
+  private volatile boolean afterFallback;
+
+  /** The processes seen reserving on this schedule in the last minute, at the last reservation. */
+  private volatile int fleet = 1;
+
+  /** The latest end of a pause this instance sent or read, in its ticker's time. */
+  private volatile long knownPause = Long.MIN_VALUE;
+
+  private final Object localLock = new Object();
+  private PacerState local;
+  private long localEpoch;
+  private boolean burstLeft;
 
   RedisPacerState(RelentRedis redis, String name, Ticker ticker) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
     this.name = name;
     this.keyText = keyOf(name);
-    this.key = bytes(keyText);
+    this.keys = new byte[][] {bytes(keyText), bytes(guardKey(name, "members"))};
+    this.instance = bytes(redis.instanceId());
     this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
   }
 
@@ -189,23 +231,38 @@ public final class RedisPacerState implements PacerState {
    * <p>The wait is measured on Redis's clock; {@code nowNanos} only names the start for a later
    * {@link #refund}.
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public long reserve(long nowNanos, long intervalNanos, long toleranceNanos, long maxWaitNanos) {
+    return redis.guarded(
+        () -> reserveOnRedis(nowNanos, intervalNanos, toleranceNanos, maxWaitNanos),
+        () ->
+            local(nowNanos, toleranceNanos)
+                .reserve(nowNanos, share(intervalNanos), toleranceNanos, maxWaitNanos));
+  }
+
+  private long reserveOnRedis(
+      long nowNanos, long intervalNanos, long toleranceNanos, long maxWaitNanos) {
+    byte[] spent = afterFallback ? SPENT_AFTER_FALLBACK : reservedOnRedis ? SPENT_IF_LOST : FRESH;
     List<Object> reply =
-        redis.run(
+        redis.runOn(
             SCRIPT,
             keyText,
-            key,
+            keys,
             RESERVE,
             number(intervalNanos),
             number(toleranceNanos),
-            number(maxWaitNanos));
+            number(maxWaitNanos),
+            spent,
+            instance);
+    fleet = (int) Math.min(Integer.MAX_VALUE, (Long) reply.get(4));
     long wait = saturated((Long) reply.get(1));
     if ((Long) reply.get(0) == 0) {
       return -wait;
     }
+    reservedOnRedis = true;
+    afterFallback = false;
     long base = (Long) reply.get(2);
     long start = (Long) reply.get(3);
     if (Math.abs(start) < SATURATED) {
@@ -219,19 +276,25 @@ public final class RedisPacerState implements PacerState {
    *
    * <p>Only reservations made through this instance can be refunded (see the class comment).
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public boolean refund(long reservedAtNanos, long intervalNanos) {
+    return redis.guarded(
+        () -> refundOnRedis(reservedAtNanos, intervalNanos),
+        () -> local(reservedAtNanos, 0).refund(reservedAtNanos, share(intervalNanos)));
+  }
+
+  private boolean refundOnRedis(long reservedAtNanos, long intervalNanos) {
     long redisStart = recent.take(reservedAtNanos);
     if (redisStart == RecentStarts.NONE) {
       return false;
     }
     List<Object> reply =
-        redis.run(
+        redis.runOn(
             SCRIPT,
             keyText,
-            key,
+            keys,
             REFUND,
             number(intervalNanos),
             number(Math.floorDiv(redisStart, 1_000_000_000L)),
@@ -243,37 +306,98 @@ public final class RedisPacerState implements PacerState {
    * {@inheritDoc}
    *
    * <p>Sends the time left, {@code untilNanos} minus a reading of this state's ticker; Redis adds
-   * it to its own clock when the command arrives.
+   * it to its own clock when the command arrives. In the fallback, the pause is kept in memory.
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public void pauseUntil(long untilNanos) {
     if (untilNanos == Long.MIN_VALUE) {
       return; // "never": raises nothing
     }
-    long left = saturatedAdd(untilNanos, -ticker.read());
-    redis.run(SCRIPT, keyText, key, PAUSE, number(left));
+    remember(untilNanos);
+    redis.guarded(
+        () -> {
+          long left = saturatedAdd(untilNanos, -ticker.read());
+          return redis.runOn(SCRIPT, keyText, keys, PAUSE, number(left));
+        },
+        () -> {
+          local(ticker.read(), 0).pauseUntil(untilNanos);
+          return null;
+        });
   }
 
   /**
    * {@inheritDoc}
    *
    * <p>A reading of this state's ticker: the time left on Redis's clock added to the midpoint of
-   * the readings before and after the round trip.
+   * the readings before and after the round trip. In the fallback, the pause kept in memory, which
+   * starts from the latest pause this instance knew of.
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public long pausedUntil() {
+    return redis.guarded(this::pausedOnRedis, () -> local(ticker.read(), 0).pausedUntil());
+  }
+
+  private long pausedOnRedis() {
     long before = ticker.read();
-    List<Object> reply = redis.run(SCRIPT, keyText, key, PAUSED);
+    List<Object> reply = redis.runOn(SCRIPT, keyText, keys, PAUSED);
     long after = ticker.read();
     if ((Long) reply.get(0) == 0) {
       return Long.MIN_VALUE;
     }
     long middle = before + (after - before) / 2;
-    return saturatedAdd(middle, saturated((Long) reply.get(1)));
+    long until = saturatedAdd(middle, saturated((Long) reply.get(1)));
+    remember(until);
+    return until;
+  }
+
+  /**
+   * Returns the processes seen reserving on this schedule in the last minute, as Redis counted them
+   * at this instance's last reservation: the {@code n} of the fallback's {@code 1/n} share, unless
+   * the declared expected instances are more.
+   *
+   * @return &ge; 1
+   */
+  public int processesSeen() {
+    return fleet;
+  }
+
+  /**
+   * The in-memory schedule of the fallback: made afresh each time the guards go to memory, with the
+   * burst taken as spent (one start at once, then the share's interval) and the latest pause this
+   * instance knew of.
+   */
+  private PacerState local(long nowNanos, long toleranceNanos) {
+    afterFallback = true;
+    synchronized (localLock) {
+      long epoch = redis.failover().epoch();
+      if (local == null || localEpoch != epoch) {
+        local = PacerState.inMemory();
+        local.pauseUntil(knownPause);
+        localEpoch = epoch;
+        burstLeft = true;
+      }
+      if (burstLeft && toleranceNanos > 0) {
+        // A start as long as the burst, at once: the schedule as if the burst had just been used.
+        local.reserve(nowNanos, toleranceNanos, 0, Long.MAX_VALUE);
+        burstLeft = false;
+      }
+      return local;
+    }
+  }
+
+  private long share(long intervalNanos) {
+    int n = Math.max(redis.failover().expectedInstances(), fleet);
+    return intervalNanos > Long.MAX_VALUE / n ? Long.MAX_VALUE : intervalNanos * n;
+  }
+
+  private void remember(long untilNanos) {
+    if (untilNanos > knownPause) {
+      knownPause = untilNanos;
+    }
   }
 
   /**

@@ -24,8 +24,10 @@ import java.util.Objects;
  * breakers of one name share a hash tag, so they sit on one cluster slot.
  *
  * <p>Failure: if Redis does not answer within the {@linkplain RelentRedis#commandTimeout() command
- * timeout}, or fails, every method throws {@link RedisStoreException} naming the URI (never the
- * password) and the key. No fallback is chosen here yet: that policy is a later step.
+ * timeout}, or cannot be reached, the state follows the connection's {@link RedisFallback}: by
+ * default an in-memory budget over this process's own attempts, at the same ratio, until Redis
+ * answers again. With {@link RedisFallback#none()}, every method throws {@link RedisStoreException}
+ * naming the URI (never the password) and the key.
  *
  * <p>Thread-safe. Like the in-memory state, it takes its window from the first call that stored one
  * and refuses another window ({@link IllegalArgumentException}).
@@ -114,6 +116,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
   private final String keyText;
   private final byte[] key;
   private final boolean callerClock;
+  private final RetryBudgetState local = RetryBudgetState.inMemory();
 
   RedisRetryBudgetState(RelentRedis redis, String name, boolean callerClock) {
     this.redis = Objects.requireNonNull(redis, "redis cannot be null");
@@ -138,43 +141,53 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    * @throws IllegalArgumentException if the key already counts over another window
    */
   @Override
   public void recordFirstAttempt(long nowNanos, Config config) {
-    run(FIRST, nowNanos, config);
+    redis.guarded(
+        () -> run(FIRST, nowNanos, config),
+        () -> {
+          local.recordFirstAttempt(nowNanos, config);
+          return null;
+        });
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    * @throws IllegalArgumentException if the key already counts over another window
    */
   @Override
   public boolean tryAcquireRetry(long nowNanos, Config config) {
-    return (Long) run(RETRY, nowNanos, config).get(1) == 1;
+    return redis.guarded(
+        () -> (Long) run(RETRY, nowNanos, config).get(1) == 1,
+        () -> local.tryAcquireRetry(nowNanos, config));
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public long firstAttempts(long nowNanos, Config config) {
-    return (Long) run(COUNTS, nowNanos, config).get(1);
+    return redis.guarded(
+        () -> (Long) run(COUNTS, nowNanos, config).get(1),
+        () -> local.firstAttempts(nowNanos, config));
   }
 
   /**
    * {@inheritDoc}
    *
-   * @throws RedisStoreException if Redis fails or does not answer in time
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
   @Override
   public long retries(long nowNanos, Config config) {
-    return (Long) run(COUNTS, nowNanos, config).get(2);
+    return redis.guarded(
+        () -> (Long) run(COUNTS, nowNanos, config).get(2), () -> local.retries(nowNanos, config));
   }
 
   /**

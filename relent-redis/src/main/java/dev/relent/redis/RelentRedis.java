@@ -3,6 +3,7 @@ package dev.relent.redis;
 import dev.relent.time.Ticker;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -13,24 +14,32 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Supplier;
 
 /**
  * One connection to one Redis server, from which Relent's shared states are made: {@link
- * #pacerState(String)}, {@link #retryBudgetState(String)}, {@link #circuitBreakerState(String)} and
- * {@link #idempotencyStore(String)}. All of them share the connection (Lettuce multiplexes
- * concurrent commands on it), so one instance per process is enough.
+ * #pacerState(String)}, {@link #concurrencyLimitState(String)}, {@link #retryBudgetState(String)},
+ * {@link #circuitBreakerState(String)} and {@link #idempotencyStore(String)}. All of them share the
+ * connection (Lettuce multiplexes concurrent commands on it), so one instance per process is
+ * enough.
  *
  * <p>Defaults: a command timeout of {@value #DEFAULT_COMMAND_TIMEOUT_MILLIS} ms, a connect timeout
  * of 2 s. While the connection is down, commands are refused at once rather than queued, and
  * Lettuce reconnects in the background.
  *
- * <p>Failure: every operation that Redis does not answer within the command timeout, or that fails,
- * throws {@link RedisStoreException} naming the URI without its password; {@link #connect} throws
- * it if Redis cannot be reached. What a guard should do then (fail open, fall back to memory) is a
- * later step of issue 12 and not decided here.
+ * <p>Failure: when Redis does not answer within the command timeout, or cannot be reached, the
+ * guards' states follow the {@linkplain Builder#withFallback fallback policy}: by default they go
+ * on in memory at a conservative share of each limit, log the change once, and return to Redis when
+ * it answers again ({@link RedisFallback}). The idempotency store throws {@link
+ * RedisStoreException}, naming the URI without its password; {@link #connect} throws it if Redis
+ * cannot be reached at start.
  *
  * <p>Only a standalone server (or a primary behind a proxy) is supported for now; the keys carry
  * hash tags so that they already fit Redis Cluster.
@@ -47,10 +56,17 @@ public final class RelentRedis implements AutoCloseable {
   private final RedisCommands<byte[], byte[]> commands;
   private final String uri;
   private final Duration commandTimeout;
+  private final Failover failover;
+  private final String instanceId = newInstanceId();
+  private final Object renewalLock = new Object();
+  private ScheduledExecutorService renewals;
+  private boolean closed;
 
-  private RelentRedis(RedisURI redisUri, Duration commandTimeout, Duration connectTimeout) {
+  private RelentRedis(
+      RedisURI redisUri, Duration commandTimeout, Duration connectTimeout, RedisFallback fallback) {
     this.uri = redacted(redisUri);
     this.commandTimeout = commandTimeout;
+    this.failover = new Failover(fallback, uri, Ticker.system());
     // The URI's timeout bounds the handshake (HELLO, AUTH, SELECT) of each connection and
     // reconnection; the commands have their own, set below.
     redisUri.setTimeout(connectTimeout);
@@ -124,6 +140,36 @@ public final class RelentRedis implements AutoCloseable {
   }
 
   /**
+   * Returns a concurrency limit's count shared by every process that uses the same name on the same
+   * Redis, each process holding its slots under a lease of {@value
+   * RedisConcurrencyLimitState#DEFAULT_LEASE_SECONDS} s that it renews while it lives.
+   *
+   * @param name the limit's name, e.g. the downstream it protects; see {@link
+   *     RedisConcurrencyLimitState#keyOf(String)}
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not a valid name
+   */
+  public RedisConcurrencyLimitState concurrencyLimitState(String name) {
+    return concurrencyLimitState(
+        name, Duration.ofSeconds(RedisConcurrencyLimitState.DEFAULT_LEASE_SECONDS));
+  }
+
+  /**
+   * Returns a concurrency limit's count shared by every process that uses the same name on the same
+   * Redis, with another lease: the slots of a process that dies without giving them back are free
+   * again at most this long after its last renewal, and a live process renews every third of it.
+   *
+   * @param name the limit's name; see {@link RedisConcurrencyLimitState#keyOf(String)}
+   * @param lease from 1 s to 1 day
+   * @return a new state, sharing this connection
+   * @throws IllegalArgumentException if the name is not valid or the lease out of range
+   * @throws NullPointerException if an argument is null
+   */
+  public RedisConcurrencyLimitState concurrencyLimitState(String name, Duration lease) {
+    return new RedisConcurrencyLimitState(this, name, lease);
+  }
+
+  /**
    * Returns a retry budget's counts shared by every process that uses the same name on the same
    * Redis, in buckets of Redis's clock.
    *
@@ -179,9 +225,36 @@ public final class RelentRedis implements AutoCloseable {
     return commandTimeout;
   }
 
-  /** Closes the connection and stops the client's threads. */
+  /**
+   * Returns the fallback policy.
+   *
+   * @return what the guards do while Redis is away
+   */
+  public RedisFallback fallback() {
+    return failover.policy();
+  }
+
+  /**
+   * Returns whether the guards on this connection are in memory now, because Redis was found away.
+   *
+   * @return true while in the fallback
+   */
+  public boolean isInFallback() {
+    return failover.isLocal();
+  }
+
+  /**
+   * Closes the connection and stops the client's threads and the lease renewals: slots still held
+   * are freed by Redis when their lease ends.
+   */
   @Override
   public void close() {
+    synchronized (renewalLock) {
+      closed = true;
+      if (renewals != null) {
+        renewals.shutdownNow();
+      }
+    }
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
@@ -198,7 +271,11 @@ public final class RelentRedis implements AutoCloseable {
    * may carry personal data.
    */
   List<Object> run(Script script, String where, byte[] key, byte[]... args) {
-    byte[][] keys = {key};
+    return runOn(script, where, new byte[][] {key}, args);
+  }
+
+  /** {@link #run} on several keys, which must share one hash tag. */
+  List<Object> runOn(Script script, String where, byte[][] keys, byte[]... args) {
     try {
       try {
         return commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
@@ -209,6 +286,54 @@ public final class RelentRedis implements AutoCloseable {
     } catch (RedisException e) {
       throw failure(script.name(), where, e);
     }
+  }
+
+  /**
+   * Runs a guard's operation on Redis, or its in-memory fallback while Redis is away (see {@link
+   * RedisFallback}).
+   */
+  <T> T guarded(Supplier<T> onRedis, Supplier<T> inMemory) {
+    return failover.call(onRedis, inMemory);
+  }
+
+  Failover failover() {
+    return failover;
+  }
+
+  /** This instance's name among the processes that share a guard: random, 16 hex digits. */
+  String instanceId() {
+    return instanceId;
+  }
+
+  /**
+   * The one daemon thread that renews this instance's leases, started by the first state that needs
+   * it; null once closed.
+   */
+  ScheduledExecutorService renewals() {
+    synchronized (renewalLock) {
+      if (closed) {
+        return null;
+      }
+      if (renewals == null) {
+        ScheduledThreadPoolExecutor executor =
+            new ScheduledThreadPoolExecutor(
+                1,
+                r -> {
+                  Thread t = new Thread(r, "relent-redis-lease-renewal");
+                  t.setDaemon(true);
+                  return t;
+                });
+        executor.setRemoveOnCancelPolicy(true);
+        renewals = executor;
+      }
+      return renewals;
+    }
+  }
+
+  private static String newInstanceId() {
+    byte[] random = new byte[8];
+    new SecureRandom().nextBytes(random);
+    return HexFormat.of().formatHex(random);
   }
 
   /** The commands, for plain reads and scans; callers wrap failures with {@link #failure}. */
@@ -229,8 +354,23 @@ public final class RelentRedis implements AutoCloseable {
               + ")",
           e);
     }
+    boolean unavailable = !(e instanceof RedisCommandExecutionException) || isBusy(e.getMessage());
     return new RedisStoreException(
-        "Redis at " + uri + " failed (" + what + "): " + e.getMessage(), e);
+        "Redis at " + uri + " failed (" + what + "): " + e.getMessage(), e, unavailable);
+  }
+
+  /** An error reply that means "not now" rather than "wrong": the server cannot serve yet. */
+  private static boolean isBusy(String message) {
+    if (message == null) {
+      return false;
+    }
+    for (String prefix :
+        new String[] {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN"}) {
+      if (message.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The URI without user name or password: only scheme, host, port and database. */
@@ -261,6 +401,7 @@ public final class RelentRedis implements AutoCloseable {
     private final String uri;
     private Duration commandTimeout = Duration.ofMillis(DEFAULT_COMMAND_TIMEOUT_MILLIS);
     private Duration connectTimeout = Duration.ofSeconds(2);
+    private RedisFallback fallback = RedisFallback.localShare(1);
 
     private Builder(String uri) {
       this.uri = uri;
@@ -292,6 +433,20 @@ public final class RelentRedis implements AutoCloseable {
     }
 
     /**
+     * Sets what the guards do while Redis is away; default {@link RedisFallback#localShare(int)
+     * localShare(1)}: in memory at {@code 1/n} of each limit, {@code n} the processes seen sharing
+     * the guard. {@link RedisFallback#none()} makes every operation throw instead.
+     *
+     * @param fallback the policy
+     * @return this builder
+     * @throws NullPointerException if {@code fallback} is null
+     */
+    public Builder withFallback(RedisFallback fallback) {
+      this.fallback = Objects.requireNonNull(fallback, "fallback cannot be null");
+      return this;
+    }
+
+    /**
      * Connects.
      *
      * @return a connected instance
@@ -299,7 +454,7 @@ public final class RelentRedis implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is malformed
      */
     public RelentRedis build() {
-      return new RelentRedis(RedisURI.create(uri), commandTimeout, connectTimeout);
+      return new RelentRedis(RedisURI.create(uri), commandTimeout, connectTimeout, fallback);
     }
 
     private static Duration positive(String what, Duration d) {

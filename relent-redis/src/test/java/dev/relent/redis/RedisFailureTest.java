@@ -51,6 +51,7 @@ class RedisFailureTest {
         RelentRedis redis =
             RelentRedis.builder("redis://127.0.0.1:" + proxy.port())
                 .withCommandTimeout(Duration.ofMillis(50))
+                .withFallback(RedisFallback.none())
                 .build()) {
       String name = LocalRedis.uniqueName("frozen");
       RedisPacerState state = redis.pacerState(name);

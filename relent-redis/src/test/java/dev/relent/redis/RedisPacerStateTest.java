@@ -121,7 +121,10 @@ class RedisPacerStateTest {
     long interval = SECOND;
     CyclicBarrier start = new CyclicBarrier(threads);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    byte[] key = LocalRedis.bytes(RedisPacerState.keyOf(name));
+    byte[][] keys = {
+      LocalRedis.bytes(RedisPacerState.keyOf(name)),
+      LocalRedis.bytes(RedisPacerState.guardKey(name, "members"))
+    };
     try {
       List<Future<List<Long>>> results = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
@@ -132,14 +135,16 @@ class RedisPacerStateTest {
               for (int k = 0; k < perThread; k++) {
                 // The script's own reply: the start on Redis's clock, exact to the nanosecond.
                 List<Object> reply =
-                    redis.run(
+                    redis.runOn(
                         RedisPacerState.SCRIPT,
                         "test",
-                        key,
+                        keys,
                         LocalRedis.bytes("reserve"),
                         LocalRedis.bytes(Long.toString(interval)),
                         LocalRedis.bytes("0"),
-                        LocalRedis.bytes(Long.toString(Long.MAX_VALUE)));
+                        LocalRedis.bytes(Long.toString(Long.MAX_VALUE)),
+                        LocalRedis.bytes("0"),
+                        LocalRedis.bytes("thread-" + Thread.currentThread().getId()));
                 assertThat((Long) reply.get(0)).isEqualTo(1L);
                 starts.add((Long) reply.get(2) * SECOND + (Long) reply.get(3));
               }
