@@ -41,7 +41,13 @@ class Execution<R> implements AttemptContext {
   /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
   static final long FAILED = -2;
 
-  final RelentExecutorImpl<R> x;
+  /**
+   * The executor. Not final: a synchronous execution, kept per thread, drops it between calls
+   * ({@link #clear()}), since a thread-local value that reaches its own thread-local keeps the
+   * executor alive as long as the thread lives.
+   */
+  RelentExecutorImpl<R> x;
+
   long startNanos;
   long deadlineAt;
 
@@ -83,7 +89,9 @@ class Execution<R> implements AttemptContext {
    * allocates nothing; {@link #busy} guards against a nested call on the same thread, which gets a
    * fresh object instead.
    */
-  final void reuse(long now, RelentListener<R> listener, List<Scope> scopes) {
+  final void reuse(
+      RelentExecutorImpl<R> executor, long now, RelentListener<R> listener, List<Scope> scopes) {
+    x = executor;
     scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
     startNanos = now;
     callListener = listener;
@@ -104,6 +112,7 @@ class Execution<R> implements AttemptContext {
     failure = null;
     callListener = null;
     scoped = null;
+    x = null;
     busy = false;
   }
 

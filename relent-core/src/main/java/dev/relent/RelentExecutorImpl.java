@@ -50,7 +50,9 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
 
   /**
    * One synchronous execution per thread, reused so that a call that succeeds allocates nothing. It
-   * holds no reference to the caller's objects between calls ({@link Execution#clear()}).
+   * holds no reference to the caller's objects, nor to this executor, between calls ({@link
+   * Execution#clear()}): an executor no longer used is collected even while the threads that called
+   * it live on.
    */
   private final ThreadLocal<Execution<R>> perThread = new ThreadLocal<>();
 
@@ -140,7 +142,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     } else if (execution.busy) {
       execution = new Execution<>(this, now); // a nested call on this thread
     }
-    execution.reuse(now, listener, scopes);
+    execution.reuse(this, now, listener, scopes);
     try {
       return execution.run(plain, contextual);
     } finally {
