@@ -58,6 +58,12 @@ import java.util.Optional;
 final class AdaptivePacer extends SpinLocked implements Pacer {
   static final long SECOND = 1_000_000_000L;
 
+  /**
+   * How many of the new interval a decrease is shared for ({@link PacerState#shareInterval}): about
+   * the answers AIMD needs to win back most of the rate it fell from.
+   */
+  static final long SHARED_HOLD = 16;
+
   /** CUBIC's multiplicative decrease and scale constant, as in the AWS SDKs. */
   static final double CUBIC_BETA = 0.7;
 
@@ -298,6 +304,15 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     long newest = newestStart();
     roundEnd = Math.max(roundEnd, Math.max(nowNanos, newest));
     publish();
+    // A state shared with other processes slows them too, for as long as this pacer would take to
+    // win the rate back (AIMD: about 16 answers at the new interval), and at least a second.
+    state.shareInterval(
+        learnedNanos,
+        Math.max(
+            SECOND,
+            learnedNanos > Long.MAX_VALUE / SHARED_HOLD
+                ? Long.MAX_VALUE
+                : learnedNanos * SHARED_HOLD));
     if (newest != NEVER) {
       // The schedule spaced the next start from the newest at the old interval: the new one
       // counts from there too.

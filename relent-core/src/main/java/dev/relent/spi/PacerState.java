@@ -80,6 +80,21 @@ public interface PacerState {
   long pausedUntil();
 
   /**
+   * Shares a learned interval with every pacer on this state: until {@code holdNanos} from now,
+   * each reservation uses at least {@code intervalNanos}, whatever interval its caller passes; a
+   * later call replaces an earlier one. An adaptive pacer calls it when a throttle makes it slow
+   * down, so that on a state shared by many processes (Redis) what one of them learns slows the
+   * others at once instead of each learning it from throttles of its own.
+   *
+   * <p>The default does nothing, which is right for a state of one process: its pacer already
+   * reserves at what it learned. A shared state must apply it atomically with the reservations.
+   *
+   * @param intervalNanos the least interval, &gt; 0
+   * @param holdNanos how long it holds, &gt; 0
+   */
+  default void shareInterval(long intervalNanos, long holdNanos) {}
+
+  /**
    * Returns a new in-memory state: a tiny spin lock around four longs, no allocation per call.
    *
    * @return a new, empty state

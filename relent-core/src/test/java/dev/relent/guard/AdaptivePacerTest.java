@@ -3,7 +3,10 @@ package dev.relent.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.spi.PacerState;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AdaptivePacerTest {
@@ -293,5 +296,52 @@ class AdaptivePacerTest {
         .hasMessage("congestion cannot be null");
     assertThat(Pacer.builder().adaptive().withRate(2, Duration.ofSeconds(1)).build().toString())
         .isEqualTo("Pacer[adaptive=aimd, interval=500 ms, ceiling=500 ms, burst=1]");
+  }
+
+  @Test
+  void aDecreaseIsSharedThroughTheStateForSixteenIntervalsAndAtLeastASecond() {
+    List<long[]> shared = new ArrayList<>();
+    PacerState inMemory = PacerState.inMemory();
+    PacerState recording =
+        new PacerState() {
+          @Override
+          public long reserve(long now, long interval, long tolerance, long maxWait) {
+            return inMemory.reserve(now, interval, tolerance, maxWait);
+          }
+
+          @Override
+          public boolean refund(long reservedAt, long interval) {
+            return inMemory.refund(reservedAt, interval);
+          }
+
+          @Override
+          public void pauseUntil(long until) {
+            inMemory.pauseUntil(until);
+          }
+
+          @Override
+          public long pausedUntil() {
+            return inMemory.pausedUntil();
+          }
+
+          @Override
+          public void shareInterval(long interval, long hold) {
+            shared.add(new long[] {interval, hold});
+          }
+        };
+    Pacer pacer =
+        Pacer.builder().adaptive().withRate(10, Duration.ofSeconds(1)).withState(recording).build();
+    long t = 0;
+    for (int i = 0; i < 40; i++) {
+      t += pacer.tryAcquire(t, NO_LIMIT);
+    }
+    assertThat(shared).isEmpty(); // nothing learned yet: nothing to share
+
+    pacer.onThrottled(t, t + 150 * MS);
+
+    long learned = intervalOf(0.9 * 10 * 39 / 40);
+    assertThat(pacer.interval().toNanos()).isEqualTo(learned);
+    assertThat(shared).hasSize(1);
+    assertThat(shared.get(0)).containsExactly(learned, Math.max(S, 16 * learned));
   }
 }

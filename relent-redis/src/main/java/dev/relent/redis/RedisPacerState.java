@@ -60,6 +60,7 @@ public final class RedisPacerState implements PacerState {
   private static final byte[] REFUND = bytes("refund");
   private static final byte[] PAUSE = bytes("pause");
   private static final byte[] PAUSED = bytes("paused");
+  private static final byte[] LEARN = bytes("learn");
   private static final byte[] FRESH = bytes("0");
   private static final byte[] SPENT_IF_LOST = bytes("1");
   private static final byte[] SPENT_AFTER_FALLBACK = bytes("2");
@@ -76,18 +77,22 @@ public final class RedisPacerState implements PacerState {
           local op = ARGV[1]
           local t = redis.call('TIME')
           local sec = tonumber(t[1])
-          local f = redis.call('HMGET', key, 'base', 'tat', 'last', 'count', 'paused', 'interval')
+          local f = redis.call('HMGET', key, 'base', 'tat', 'last', 'count', 'paused', 'interval',
+            'learned', 'learnedUntil')
           local base = tonumber(f[1])
           local tat, last, count, paused = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]) or 0, tonumber(f[5])
           local interval = tonumber(f[6])
+          local learned, learnedUntil = tonumber(f[7]), tonumber(f[8])
           if base == nil then
             base = sec; tat = nil; last = nil; count = 0; paused = nil; interval = nil
+            learned = nil; learnedUntil = nil
           elseif sec - base >= 86400 then
             -- keep the numbers small enough for doubles to hold every nanosecond
             local shift = (sec - base) * 1e9
             if tat then tat = tat - shift end
             if last then last = last - shift end
             if paused then paused = paused - shift end
+            if learnedUntil then learnedUntil = learnedUntil - shift end
             base = sec
           end
           local now = (sec - base) * 1e9 + tonumber(t[2]) * 1000
@@ -104,16 +109,26 @@ public final class RedisPacerState implements PacerState {
             if last then args[#args + 1] = 'last'; args[#args + 1] = fmt(last) end
             if paused then args[#args + 1] = 'paused'; args[#args + 1] = fmt(paused) end
             if interval then args[#args + 1] = 'interval'; args[#args + 1] = fmt(interval) end
+            if learned then
+              args[#args + 1] = 'learned'; args[#args + 1] = fmt(learned)
+              args[#args + 1] = 'learnedUntil'; args[#args + 1] = fmt(learnedUntil)
+            end
             redis.call('HSET', key, unpack(args))
             local horizon = interval or 0
             if tat and tat - now > horizon then horizon = tat - now end
             if paused and paused - now > horizon then horizon = paused - now end
+            if learnedUntil and learnedUntil - now > horizon then horizon = learnedUntil - now end
             local ms = math.ceil(horizon * 3 / 1e6) + 1000
             if ms > 31536000000 then ms = 31536000000 end
             redis.call('PEXPIRE', key, fmt(ms))
           end
           if op == 'reserve' then
             local T, tau, maxWait = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+            -- An interval a process learned from a throttle holds for everyone until it lapses.
+            if learned and learnedUntil > now and learned > T then
+              tau = tau / T * learned
+              T = learned
+            end
             -- ARGV[5]: '1' the caller reserved here before, so a missing schedule was lost (a
             -- restart) rather than never made; '2' the caller comes back from its in-memory
             -- fallback. Either way the burst is taken as spent, never granted again.
@@ -151,6 +166,11 @@ public final class RedisPacerState implements PacerState {
               paused = untilTime
               save()
             end
+            return {1}
+          elseif op == 'learn' then
+            learned = tonumber(ARGV[2])
+            learnedUntil = now + tonumber(ARGV[3])
+            save()
             return {1}
           elseif op == 'paused' then
             if paused == nil then return {0, 0} end
@@ -352,6 +372,26 @@ public final class RedisPacerState implements PacerState {
     long until = saturatedAdd(middle, saturated((Long) reply.get(1)));
     remember(until);
     return until;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Kept in the schedule's hash on Redis's clock, so every process's next reservation uses it
+   * (the burst tolerance scaled with it, so the burst keeps its number of starts). In the fallback
+   * it does nothing: this process's pacer already uses what it learned.
+   *
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
+   */
+  @Override
+  public void shareInterval(long intervalNanos, long holdNanos) {
+    if (intervalNanos <= 0 || holdNanos <= 0) {
+      throw new IllegalArgumentException(
+          "interval and hold must be > 0: " + intervalNanos + " ns, " + holdNanos + " ns");
+    }
+    redis.guarded(
+        () -> redis.runOn(SCRIPT, keyText, keys, LEARN, number(intervalNanos), number(holdNanos)),
+        () -> null);
   }
 
   /**

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class RedisPacerStateTest {
   private static final long SECOND = 1_000_000_000L;
   private static final long HOUR = 3_600 * SECOND;
+  private static final long MS = 1_000_000L;
 
   /** The local ticker of this test: the same clock the in-memory state is given. */
   private static final Ticker TICKER = System::nanoTime;
@@ -285,5 +286,37 @@ class RedisPacerStateTest {
     ring.add(50, 500); // pushes 20 out
     assertThat(ring.take(20)).isEqualTo(RedisPacerState.RecentStarts.NONE);
     assertThat(ring.take(50)).isEqualTo(500);
+  }
+
+  @Test
+  void anIntervalOneProcessLearnedHoldsForEveryProcessUntilItLapses() throws Exception {
+    try (RelentRedis other = LocalRedis.connect()) {
+      RedisPacerState learner = redis.pacerState(name);
+      RedisPacerState neighbour = other.pacerState(name);
+      assertThat(neighbour.reserve(0, 10 * MS, 0, Long.MAX_VALUE)).isZero();
+
+      learner.shareInterval(SECOND, 3_600 * SECOND);
+
+      // The neighbour asks for 10 ms: its next start keeps the spacing already scheduled, and the
+      // one after it comes the learned second later (less the time that passed between them).
+      long before = System.nanoTime();
+      long wait = neighbour.reserve(0, 10 * MS, 0, Long.MAX_VALUE);
+      long next = neighbour.reserve(0, 10 * MS, 0, Long.MAX_VALUE);
+      long passed = System.nanoTime() - before;
+      assertThat(wait).isBetween(0L, 10 * MS);
+      assertThat(next - wait).isBetween(SECOND - passed, SECOND + MS);
+
+      // Lapsed: back to each process's own interval.
+      learner.shareInterval(SECOND, 1);
+      Thread.sleep(2);
+      before = System.nanoTime();
+      long after = neighbour.reserve(0, 10 * MS, 0, Long.MAX_VALUE);
+      long then = neighbour.reserve(0, 10 * MS, 0, Long.MAX_VALUE);
+      passed = System.nanoTime() - before;
+      assertThat(then - after).isBetween(10 * MS - passed, 11 * MS);
+      assertThatThrownBy(() -> learner.shareInterval(0, SECOND))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("must be > 0");
+    }
   }
 }
