@@ -33,9 +33,10 @@ import picocli.CommandLine.Parameters;
  * crash-safe ({@link BatchJournal}): run the same command again after a crash, a kill or a quota
  * stop, and it skips what finished and sends the rest, writes with their original idempotency keys.
  * Results go to {@code --out} as JSON Lines; progress and problems to stderr; the summary to
- * stdout. With {@code --shared redis://HOST:PORT[/DB] --account NAME} the pacer's schedule is
- * shared through Redis by every process of the account ({@link BatchSharing}); the concurrency
- * limit, the journal and what the pacer learns stay this process's own.
+ * stdout. With {@code --shared redis://HOST:PORT[/DB] --account NAME} the pacer's schedule and the
+ * concurrency limit are shared through Redis by every process of the account ({@link
+ * BatchSharing}), each going on alone at its share while Redis is away; the journal and what the
+ * pacer learns stay this process's own.
  *
  * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
  * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
@@ -117,11 +118,12 @@ final class BatchCommand implements Callable<Integer> {
       names = "--shared",
       paramLabel = "URI",
       description =
-          "Share the pacer's schedule through Redis, redis://HOST:PORT[/DB], with every relent"
-              + " batch started with the same --shared and --account: together they start no"
-              + " faster than --rate. Each keeps its own journal; --concurrency, the rate learned"
-              + " from 429s and headers, and the scopes a 429 pauses stay each process's own."
-              + " Default: none (paces alone).")
+          "Share the pacer's schedule and the concurrency limit through Redis,"
+              + " redis://HOST:PORT[/DB], with every relent batch started with the same --shared"
+              + " and --account: together they start no faster than --rate and have at most"
+              + " --concurrency in flight, and a slow-down one learns from a 429 slows all. Each"
+              + " keeps its own journal and the scopes a 429 pauses. If Redis is lost, each goes"
+              + " on alone at its share until it is back. Default: none (paces alone).")
   String shared;
 
   @Option(
@@ -263,7 +265,7 @@ final class BatchCommand implements Callable<Integer> {
             "--shared without --account: the host of the first request line cannot name the"
                 + " account (letters, digits and - _ . : only); give --account NAME");
       }
-      redis = BatchSharing.connect(cli, sharedTarget);
+      redis = BatchSharing.connect(cli, sharedTarget, err);
       // Without a request there is nothing to pace: the connection was checked all the same.
       sharing = name == null ? null : new BatchRun.Shared(redis, name);
     }

@@ -111,7 +111,7 @@ final class BatchRun {
    * @param account the account's name; the schedule is Redis's {@code relent:{account:NAME}:pacer}
    */
   record Shared(RelentRedis redis, String account) {
-    /** The name of the shared pacer state. */
+    /** The name of the shared pacer and concurrency states. */
     String pacerName() {
       return "account:" + account;
     }
@@ -217,7 +217,8 @@ final class BatchRun {
             .withExecutor(
                 x ->
                     x.withPacer(pacer)
-                        .withConcurrencyLimit(ConcurrencyLimit.of(settings.concurrency()))
+                        .withConcurrencyLimit(
+                            concurrencyLimit(settings.concurrency(), settings.shared()))
                         .onEvent(events))
             .withScopes(settings.scopes(), registry)
             .withRedactor(redactor)
@@ -255,6 +256,21 @@ final class BatchRun {
       b.withState(shared.redis().pacerState(shared.pacerName(), time.ticker()));
     }
     return b.build();
+  }
+
+  /**
+   * The queue's concurrency limit: this process's own, or with {@code shared} one count for every
+   * process of the account, whose slots each process holds under a lease (a process killed with
+   * requests in flight gives them back when its lease ends).
+   */
+  static ConcurrencyLimit concurrencyLimit(int concurrency, Shared shared) {
+    if (shared == null) {
+      return ConcurrencyLimit.of(concurrency);
+    }
+    return ConcurrencyLimit.builder()
+        .withMaxConcurrent(concurrency)
+        .withState(shared.redis().concurrencyLimitState(shared.pacerName()))
+        .build();
   }
 
   private static HttpClient jdkClient(Duration connectTimeout) {

@@ -1,7 +1,9 @@
 package dev.relent.cli;
 
+import dev.relent.redis.RedisFallback;
 import dev.relent.redis.RedisStoreException;
 import dev.relent.redis.RelentRedis;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -37,6 +39,9 @@ final class BatchSharing {
    * second is down.
    */
   static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+
+  /** While Redis is away, how often one attempt tries it again. */
+  static final Duration RETRY_INTERVAL = Duration.ofSeconds(1);
 
   /** How long connecting at the start may take. */
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
@@ -173,16 +178,22 @@ final class BatchSharing {
   }
 
   /**
-   * Connects to the Redis of {@code --shared}.
+   * Connects to the Redis of {@code --shared}. While Redis is away during the run, the guards go on
+   * in memory at {@code 1/n} of the account's rate and concurrency, {@code n} the processes seen
+   * sharing the account; each change is one line on {@code err}.
    *
    * @throws UsageError if it cannot be reached or refuses the connection
    */
-  static RelentRedis connect(CommandLine cli, Target target) {
+  static RelentRedis connect(CommandLine cli, Target target, PrintWriter err) {
     quietDriver();
     try {
       return RelentRedis.builder(target.uri())
           .withCommandTimeout(COMMAND_TIMEOUT)
           .withConnectTimeout(CONNECT_TIMEOUT)
+          .withFallback(
+              RedisFallback.localShare(1)
+                  .withRetryInterval(RETRY_INTERVAL)
+                  .withListener(event -> notice(err, event, target.password())))
           .build();
     } catch (RedisStoreException | IllegalArgumentException e) {
       throw new UsageError(
@@ -193,6 +204,25 @@ final class BatchSharing {
               + reason(e, target.password())
               + "); check that Redis runs there and the URI is right, or leave out --shared to"
               + " pace this process alone");
+    }
+  }
+
+  /** The line a change between Redis and memory prints, the password scrubbed. */
+  static void notice(PrintWriter err, RedisFallback.Event event, String password) {
+    String line =
+        event.mode() == RedisFallback.Mode.LOCAL
+            ? "relent: Redis at "
+                + event.uri()
+                + " is away ("
+                + scrub(withoutPrefix(event.reason(), "Redis at " + event.uri() + " "), password)
+                + "); this process goes on alone at its share of the account's rate and"
+                + " concurrency (1/n, n the processes seen sharing it), trying Redis again every "
+                + RETRY_INTERVAL.toSeconds()
+                + " s"
+            : "relent: Redis at " + event.uri() + " answers again; the account is shared again";
+    synchronized (err) {
+      err.println(line);
+      err.flush();
     }
   }
 
@@ -220,6 +250,14 @@ final class BatchSharing {
     }
     String message =
         root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return scrub(message, password).strip();
+  }
+
+  private static String withoutPrefix(String s, String prefix) {
+    return s.startsWith(prefix) ? s.substring(prefix.length()) : s;
+  }
+
+  private static String scrub(String message, String password) {
     if (password != null) {
       message = message.replace(password, "***");
       String decoded = URLDecoder.decode(password, StandardCharsets.UTF_8);
@@ -227,6 +265,6 @@ final class BatchSharing {
         message = message.replace(decoded, "***");
       }
     }
-    return message.strip();
+    return message;
   }
 }

@@ -155,8 +155,8 @@ class SharedBatchOptionsTest {
                   + account
                   + ";");
       assertThat(server.journal()).hasSize(2);
+      assertThat(exists("relent:{account:" + account + "}:pacer")).as(run.err()).isTrue();
     }
-    assertThat(exists("relent:{account:" + account + "}:pacer")).isTrue();
   }
 
   @Test

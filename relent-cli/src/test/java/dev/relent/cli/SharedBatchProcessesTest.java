@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,5 +171,85 @@ class SharedBatchProcessesTest {
 
     // Alone, the four send up to 40 a second at a server that allows 10.
     assertThat(alone.tooMany()).as(alone.figures("alone")).isGreaterThan(shared.tooMany());
+  }
+
+  /**
+   * Four processes share {@code --concurrency 4} on slow answers (300 ms), so every slot is held
+   * most of the time; one of them is killed with SIGKILL mid-run, its slots taken. Its lease (10 s)
+   * ends and the others take the slots back: its holder entry leaves Redis within the lease, and
+   * the three others finish every request.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aProcessKilledMidRunGivesItsSlotsBackWithinItsLease() throws Exception {
+    String account = "killed-" + UUID.randomUUID();
+    String permits = "relent:{account:" + account + "}:permits";
+    String slow =
+        "{\"routes\": [{\"path\": \"/items/*\", \"steps\": [{\"status\": 200, \"delay\":"
+            + " \"300ms\"}]}]}";
+    RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+    try (MockServer server = MockServer.builder(Scenario.parse(slow)).withThreads(8).start();
+        StatefulRedisConnection<String, String> redis = client.connect()) {
+      Predicate<String> holds =
+          prefix -> redis.sync().hkeys(permits).stream().anyMatch(k -> k.startsWith(prefix));
+      List<Process> processes = new ArrayList<>();
+      for (int p = 1; p <= PROCESSES; p++) {
+        List<String> args =
+            List.of(
+                "batch",
+                input(server, p).toString(),
+                "--rate=40/s",
+                "--concurrency=4",
+                "--out",
+                dir.resolve("killed-" + p + ".out.jsonl").toString(),
+                "--progress=off",
+                "--shared",
+                "redis://127.0.0.1:6379",
+                "--account",
+                account);
+        processes.add(
+            new ProcessBuilder(
+                    ChildJvm.relent(
+                        List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), args))
+                .redirectOutput(dir.resolve("killed-" + p + ".stdout").toFile())
+                .redirectError(dir.resolve("killed-" + p + ".stderr").toFile())
+                .start());
+      }
+      Process victim = processes.get(0);
+      String holder = victim.pid() + "-";
+      // Mid-run, with the victim holding slots: its entry is in the shared count.
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!holds.test(holder)) {
+        assertThat(System.nanoTime())
+            .as("the victim takes a slot within 60 s")
+            .isLessThan(deadline);
+        Thread.sleep(5);
+      }
+      victim.destroyForcibly();
+      assertThat(victim.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      long killed = System.nanoTime();
+      while (holds.test(holder)) {
+        assertThat(Duration.ofNanos(System.nanoTime() - killed))
+            .as("the dead process's slots are back within its lease of 10 s")
+            .isLessThan(Duration.ofSeconds(12));
+        Thread.sleep(50);
+      }
+      Duration back = Duration.ofNanos(System.nanoTime() - killed);
+      for (int p = 2; p <= PROCESSES; p++) {
+        Process survivor = processes.get(p - 1);
+        assertThat(survivor.waitFor(3, TimeUnit.MINUTES)).isTrue();
+        String summary = Files.readString(dir.resolve("killed-" + p + ".stdout"));
+        assertThat(survivor.exitValue())
+            .as(summary + Files.readString(dir.resolve("killed-" + p + ".stderr")))
+            .isEqualTo(ExitCodes.OK);
+        assertThat(summary).contains(REQUESTS + " succeeded, 0 failed, 0 not finished");
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "killed: the dead process's slots were back %.1f s after SIGKILL (lease 10 s)%n",
+          back.toMillis() / 1000.0);
+    } finally {
+      client.shutdown();
+    }
   }
 }

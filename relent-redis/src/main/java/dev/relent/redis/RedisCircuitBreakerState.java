@@ -13,8 +13,7 @@ import java.util.Objects;
  * <p>Each method is one {@code EVALSHA} round trip of one Lua script, atomic on the server, that
  * runs the rules of {@link CircuitBreakerState} ({@link CircuitBreakerState#shouldOpen} in the same
  * double arithmetic, {@link CircuitBreakerState#openNanosLeft}). The price, as the SPI says: a
- * round trip for each permission and each outcome, and an outage of Redis becomes a problem of
- * every call.
+ * round trip for each permission and each outcome; while Redis is away, the fallback below.
  *
  * <p>Time base: the open period and the buckets of a time window are measured on Redis's own clock
  * ({@code TIME}); the caller's {@code nowNanos} is not sent, and the durations returned ({@link

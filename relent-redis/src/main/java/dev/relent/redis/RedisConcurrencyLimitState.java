@@ -15,13 +15,14 @@ import java.util.concurrent.TimeUnit;
  * counts its calls in flight against one limit, and the slots of a process that dies are given back
  * when its lease ends. Made by {@link RelentRedis#concurrencyLimitState(String, Duration)}.
  *
- * <p>Leases: each process (each {@link RelentRedis}, named by a random instance id) holds its slots
- * under one lease, renewed by every operation it makes and, while it holds any slot, by a
- * background thread every third of the lease (default {@value #DEFAULT_LEASE_SECONDS} s). A process
- * killed with its slots taken stops renewing, and the next operation of any process after the lease
- * ends drops them. A live process that was cut off longer than its lease (a long pause, a lost
- * connection) has its slots dropped too; its next operation writes back the count it still holds,
- * so the shared count is right again at the next renewal.
+ * <p>Leases: each process (each {@link RelentRedis}, named by an instance id: its process id, a
+ * dash and 16 random hex digits) holds its slots under one lease, renewed by every operation it
+ * makes and, while it holds any slot, by a background thread every third of the lease (default
+ * {@value #DEFAULT_LEASE_SECONDS} s). A process killed with its slots taken stops renewing, and the
+ * next operation of any process after the lease ends drops them. A live process that was cut off
+ * longer than its lease (a long pause, a lost connection) has its slots dropped too; its next
+ * operation writes back the count it still holds, so the shared count is right again at the next
+ * renewal.
  *
  * <p>Each operation is one {@code EVALSHA} round trip, atomic on the server, on Redis's clock
  * ({@code TIME}): it drops the expired leases, sets this process's count to the slots it holds (so

@@ -1,6 +1,7 @@
 package dev.relent.redis;
 
 import dev.relent.time.Ticker;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -11,11 +12,17 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -41,8 +48,9 @@ import java.util.function.Supplier;
  * RedisStoreException}, naming the URI without its password; {@link #connect} throws it if Redis
  * cannot be reached at start.
  *
- * <p>Only a standalone server (or a primary behind a proxy) is supported for now; the keys carry
- * hash tags so that they already fit Redis Cluster.
+ * <p>Topologies: one server, a primary found through Redis Sentinel ({@code redis-sentinel://}
+ * URIs, {@link #builder}), or a Redis Cluster ({@link #clusterBuilder}); every guard's keys carry
+ * its name as a hash tag, so the keys of one script sit in one cluster slot.
  *
  * <p>Thread-safe. Close it when done: that closes the connection and the client's threads.
  */
@@ -51,9 +59,9 @@ public final class RelentRedis implements AutoCloseable {
   /** The default command timeout in milliseconds. */
   public static final long DEFAULT_COMMAND_TIMEOUT_MILLIS = 50;
 
-  private final RedisClient client;
-  private final StatefulRedisConnection<byte[], byte[]> connection;
-  private final RedisCommands<byte[], byte[]> commands;
+  private final AbstractRedisClient client;
+  private final StatefulConnection<byte[], byte[]> connection;
+  private final RedisClusterCommands<byte[], byte[]> commands;
   private final String uri;
   private final Duration commandTimeout;
   private final Failover failover;
@@ -63,29 +71,67 @@ public final class RelentRedis implements AutoCloseable {
   private boolean closed;
 
   private RelentRedis(
-      RedisURI redisUri, Duration commandTimeout, Duration connectTimeout, RedisFallback fallback) {
-    this.uri = redacted(redisUri);
+      List<RedisURI> redisUris,
+      boolean cluster,
+      Duration commandTimeout,
+      Duration connectTimeout,
+      RedisFallback fallback) {
+    this.uri = cluster ? redactedCluster(redisUris) : redacted(redisUris.get(0));
     this.commandTimeout = commandTimeout;
     this.failover = new Failover(fallback, uri, Ticker.system());
     // The URI's timeout bounds the handshake (HELLO, AUTH, SELECT) of each connection and
     // reconnection; the commands have their own, set below.
-    redisUri.setTimeout(connectTimeout);
-    RedisClient created = RedisClient.create(redisUri);
-    created.setOptions(
-        ClientOptions.builder()
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-            .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
-            .build());
+    for (RedisURI redisUri : redisUris) {
+      redisUri.setTimeout(connectTimeout);
+    }
+    SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).build();
+    AbstractRedisClient created;
+    if (cluster) {
+      RedisClusterClient clusterClient = RedisClusterClient.create(redisUris);
+      clusterClient.setOptions(
+          ClusterClientOptions.builder()
+              // Each node's connection opens on its first command: accepted while it connects,
+              // bounded by the command timeout like every other command.
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+              .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+              .socketOptions(socket)
+              // A failover or a resharding moves slots: Lettuce 7 refreshes the layout on
+              // MOVED, ASK and reconnects by default; look again every 30 s as well.
+              .topologyRefreshOptions(
+                  ClusterTopologyRefreshOptions.builder()
+                      .enablePeriodicRefresh(Duration.ofSeconds(30))
+                      .build())
+              .build());
+      created = clusterClient;
+    } else {
+      RedisClient standalone = RedisClient.create(redisUris.get(0));
+      standalone.setOptions(
+          ClientOptions.builder()
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+              .socketOptions(socket)
+              .build());
+      created = standalone;
+    }
     try {
-      this.connection = created.connect(ByteArrayCodec.INSTANCE);
+      if (created instanceof RedisClusterClient clusterClient) {
+        StatefulRedisClusterConnection<byte[], byte[]> c =
+            clusterClient.connect(ByteArrayCodec.INSTANCE);
+        c.setTimeout(commandTimeout);
+        this.connection = c;
+        this.commands = c.sync();
+      } else {
+        StatefulRedisConnection<byte[], byte[]> c =
+            ((RedisClient) created).connect(ByteArrayCodec.INSTANCE);
+        c.setTimeout(commandTimeout);
+        this.connection = c;
+        this.commands = c.sync();
+      }
     } catch (RedisException e) {
       created.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       throw new RedisStoreException("cannot connect to Redis at " + uri + ": " + e.getMessage(), e);
     }
     this.client = created;
-    this.connection.setTimeout(commandTimeout);
-    this.commands = connection.sync();
   }
 
   /**
@@ -102,14 +148,40 @@ public final class RelentRedis implements AutoCloseable {
   }
 
   /**
-   * Returns a builder for a connection to {@code uri}.
+   * Returns a builder for a connection to {@code uri}: one server, or the primary that Redis
+   * Sentinel names ({@code redis-sentinel://host1:26379,host2:26379/0#mymaster}), which Lettuce
+   * follows through a failover.
    *
    * @param uri a Redis URI, e.g. {@code redis://localhost:6379}
    * @return a new builder
    * @throws NullPointerException if {@code uri} is null
    */
   public static Builder builder(String uri) {
-    return new Builder(Objects.requireNonNull(uri, "uri cannot be null"));
+    return new Builder(List.of(Objects.requireNonNull(uri, "uri cannot be null")), false);
+  }
+
+  /**
+   * Returns a builder for a connection to a Redis Cluster, found from one or more of its nodes.
+   * Every guard's keys carry the guard's name as a hash tag, so each script's keys sit in one slot;
+   * the connection follows {@code MOVED} and {@code ASK} and refreshes the cluster's layout on each
+   * and every 30 s.
+   *
+   * @param seeds URIs of some of the cluster's nodes, e.g. {@code redis://10.0.0.5:7000}; no
+   *     database number (a cluster has only database 0)
+   * @return a new builder
+   * @throws NullPointerException if {@code seeds} or one of them is null
+   * @throws IllegalArgumentException if {@code seeds} is empty
+   */
+  public static Builder clusterBuilder(List<String> seeds) {
+    Objects.requireNonNull(seeds, "seeds cannot be null");
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException(
+          "seeds must name at least one node of the cluster, e.g. redis://10.0.0.5:7000");
+    }
+    for (String seed : seeds) {
+      Objects.requireNonNull(seed, "a seed cannot be null");
+    }
+    return new Builder(List.copyOf(seeds), true);
   }
 
   /**
@@ -300,7 +372,10 @@ public final class RelentRedis implements AutoCloseable {
     return failover;
   }
 
-  /** This instance's name among the processes that share a guard: random, 16 hex digits. */
+  /**
+   * This instance's name among the processes that share a guard: {@code PID-RANDOM}, the process id
+   * and 16 hex digits.
+   */
   String instanceId() {
     return instanceId;
   }
@@ -330,14 +405,15 @@ public final class RelentRedis implements AutoCloseable {
     }
   }
 
+  /** The process id and 8 random bytes: unique, and it tells an operator which process it is. */
   private static String newInstanceId() {
     byte[] random = new byte[8];
     new SecureRandom().nextBytes(random);
-    return HexFormat.of().formatHex(random);
+    return ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
   }
 
   /** The commands, for plain reads and scans; callers wrap failures with {@link #failure}. */
-  RedisCommands<byte[], byte[]> commands() {
+  RedisClusterCommands<byte[], byte[]> commands() {
     return commands;
   }
 
@@ -373,6 +449,19 @@ public final class RelentRedis implements AutoCloseable {
     return false;
   }
 
+  /** Every seed of a cluster without user name or password: {@code redis-cluster://h1:p1,h2:p2}. */
+  static String redactedCluster(List<RedisURI> seeds) {
+    StringBuilder where =
+        new StringBuilder(seeds.get(0).isSsl() ? "rediss-cluster://" : "redis-cluster://");
+    for (int i = 0; i < seeds.size(); i++) {
+      if (i > 0) {
+        where.append(',');
+      }
+      where.append(seeds.get(i).getHost()).append(':').append(seeds.get(i).getPort());
+    }
+    return where.toString();
+  }
+
   /** The URI without user name or password: only scheme, host, port and database. */
   static String redacted(RedisURI uri) {
     String scheme = uri.isSsl() ? "rediss" : "redis";
@@ -398,13 +487,15 @@ public final class RelentRedis implements AutoCloseable {
 
   /** Builds a {@link RelentRedis}. Mutable and not thread-safe. */
   public static final class Builder {
-    private final String uri;
+    private final List<String> uris;
+    private final boolean cluster;
     private Duration commandTimeout = Duration.ofMillis(DEFAULT_COMMAND_TIMEOUT_MILLIS);
     private Duration connectTimeout = Duration.ofSeconds(2);
     private RedisFallback fallback = RedisFallback.localShare(1);
 
-    private Builder(String uri) {
-      this.uri = uri;
+    private Builder(List<String> uris, boolean cluster) {
+      this.uris = uris;
+      this.cluster = cluster;
     }
 
     /**
@@ -454,7 +545,19 @@ public final class RelentRedis implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is malformed
      */
     public RelentRedis build() {
-      return new RelentRedis(RedisURI.create(uri), commandTimeout, connectTimeout, fallback);
+      List<RedisURI> parsed = new ArrayList<>(uris.size());
+      for (String uri : uris) {
+        RedisURI redisUri = RedisURI.create(uri);
+        if (cluster && redisUri.getDatabase() != 0) {
+          throw new IllegalArgumentException(
+              "a Redis Cluster has only database 0: leave the /"
+                  + redisUri.getDatabase()
+                  + " out of the seed "
+                  + redacted(redisUri));
+        }
+        parsed.add(redisUri);
+      }
+      return new RelentRedis(parsed, cluster, commandTimeout, connectTimeout, fallback);
     }
 
     private static Duration positive(String what, Duration d) {

@@ -7,48 +7,92 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A {@code redis-server} of the test's own, on a spare loopback port, that the test can kill with
  * SIGKILL and start again on the same port: a Redis that dies mid-run and comes back empty.
  */
-final class OwnRedis implements AutoCloseable {
+public final class OwnRedis implements AutoCloseable {
   private final int port;
   private final Path dir;
+  private final List<String> options;
+  private final Path config;
   private Process process;
 
-  OwnRedis() throws IOException {
+  /**
+   * Starts a server on a spare port.
+   *
+   * @throws IOException if redis-server cannot be started
+   */
+  public OwnRedis() throws IOException {
+    this(List.of(), List.of());
+  }
+
+  /**
+   * Starts a server on a spare port with more options, e.g. {@code --cluster-enabled yes}, and a
+   * configuration file of its own when {@code config} has lines (a sentinel needs one it can
+   * rewrite; give it {@code --sentinel} as an option).
+   *
+   * @param options given to redis-server after the port and the address
+   * @param config the lines of a configuration file, or none
+   * @throws IOException if redis-server cannot be started
+   */
+  public OwnRedis(List<String> options, List<String> config) throws IOException {
+    this.options = List.copyOf(options);
     try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = free.getLocalPort();
     }
     dir = Files.createTempDirectory("relent-own-redis");
+    this.config = config.isEmpty() ? null : Files.write(dir.resolve("redis.conf"), config);
     start();
   }
 
-  String uri() {
+  /**
+   * Returns the server's URI.
+   *
+   * @return {@code redis://127.0.0.1:PORT}
+   */
+  public String uri() {
     return "redis://127.0.0.1:" + port;
   }
 
-  int port() {
+  /**
+   * Returns the folder the server runs in.
+   *
+   * @return a temporary folder of its own
+   */
+  public Path dir() {
+    return dir;
+  }
+
+  /**
+   * Returns the server's port.
+   *
+   * @return the port, the same after a restart
+   */
+  public int port() {
     return port;
   }
 
-  /** Starts the server (again) and waits until it accepts connections. */
-  void start() throws IOException {
-    List<String> command =
-        List.of(
-            "redis-server",
-            "--port",
-            Integer.toString(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            dir.toString());
+  /**
+   * Starts the server (again) and waits until it accepts connections.
+   *
+   * @throws IOException if it cannot be started
+   */
+  public void start() throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add("redis-server");
+    if (config != null) {
+      command.add(config.toString()); // a configuration file must come first
+    }
+    command.addAll(
+        List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString()));
+    if (!options.contains("--sentinel")) {
+      command.addAll(List.of("--save", "", "--appendonly", "no"));
+    }
+    command.addAll(options);
     try {
       process =
           new ProcessBuilder(command)
@@ -76,8 +120,12 @@ final class OwnRedis implements AutoCloseable {
     }
   }
 
-  /** Kills the server with SIGKILL, as a crash would, and waits until it is gone. */
-  void kill() throws InterruptedException {
+  /**
+   * Kills the server with SIGKILL, as a crash would, and waits until it is gone.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
   }
