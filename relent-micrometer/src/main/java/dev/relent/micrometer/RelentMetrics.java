@@ -76,7 +76,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * them. {@link #refreshScopes()} checks now.
  *
  * <p><b>References.</b> Gauges hold their guard weakly, as Micrometer's gauges do by default: they
- * never keep an executor or its guards alive, and read NaN once the guard is collected.
+ * never keep an executor or its guards alive, and read NaN once the guard is collected. These
+ * metrics hold the executor only until bound, and its guard registry weakly; the executor holds
+ * them through its listener.
  *
  * <p><b>Cost.</b> The listener reads the event's numbers without allocating, and each meter is made
  * once and cached by its tags in a fixed slot (a few dozen at most); an event costs a counter
@@ -115,7 +117,11 @@ public final class RelentMetrics implements MeterBinder {
   private volatile EventMeters meters;
   private volatile ScopeMeters scopeMeters;
   private MeterRegistry registry;
-  private RelentExecutor<?> executor;
+
+  /** Whose guards to gauge, held only until bound, so that these metrics never keep it alive. */
+  private RelentExecutor<?> pending;
+
+  private boolean guardsGiven;
 
   private RelentMetrics(Builder b) {
     this.name = b.name;
@@ -183,14 +189,15 @@ public final class RelentMetrics implements MeterBinder {
   public RelentMetrics withGuardsOf(RelentExecutor<?> executor) {
     Objects.requireNonNull(executor, "executor cannot be null");
     synchronized (this) {
-      if (this.executor != null) {
+      if (guardsGiven) {
         throw new IllegalStateException(
             "the metrics \""
                 + name
                 + "\" already gauge the guards of an executor: make one RelentMetrics per executor,"
                 + " each with its own name");
       }
-      this.executor = executor;
+      guardsGiven = true;
+      pending = executor;
       if (registry != null) {
         gaugeGuards();
       }
@@ -222,7 +229,7 @@ public final class RelentMetrics implements MeterBinder {
       }
       this.registry = registry;
       this.meters = new EventMeters(registry, tags);
-      if (executor != null) {
+      if (pending != null) {
         gaugeGuards();
       }
     }
@@ -245,6 +252,8 @@ public final class RelentMetrics implements MeterBinder {
 
   /** Under the monitor, with both the registry and the executor known. */
   private void gaugeGuards() {
+    RelentExecutor<?> executor = pending;
+    pending = null;
     GuardGauges.register(
         registry,
         tags.and(ScopeMeters.SCOPE_KIND, NONE, ScopeMeters.SCOPE, NONE),

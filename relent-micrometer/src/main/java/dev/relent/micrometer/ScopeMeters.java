@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
+import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -32,7 +33,10 @@ final class ScopeMeters {
 
   private final MeterRegistry registry;
   private final Tags tags;
-  private final GuardRegistry scopes;
+
+  /** Weakly, so that these meters never keep a registry (and its scopes' guards) alive. */
+  private final WeakReference<GuardRegistry> scopes;
+
   private final int maxScopes;
 
   /** The scopes metered, with the guards object their meters read. Under the monitor. */
@@ -44,7 +48,7 @@ final class ScopeMeters {
   ScopeMeters(MeterRegistry registry, Tags tags, GuardRegistry scopes, int maxScopes) {
     this.registry = registry;
     this.tags = tags;
-    this.scopes = scopes;
+    this.scopes = new WeakReference<>(scopes);
     this.maxScopes = maxScopes;
     Gauge.builder("relent.scopes", scopes, GuardRegistry::size)
         .description("Scopes the guard registry holds")
@@ -58,11 +62,13 @@ final class ScopeMeters {
 
   /** Whether the registry holds more or fewer scopes than at the last refresh. */
   boolean changed() {
-    return scopes.size() != seenSize;
+    GuardRegistry r = scopes.get();
+    return r != null && r.size() != seenSize;
   }
 
   void refresh() {
-    List<ScopeGuards> held = scopes.scopes();
+    GuardRegistry r = scopes.get();
+    List<ScopeGuards> held = r == null ? List.of() : r.scopes();
     seenSize = held.size();
     Map<Scope, ScopeGuards> now = new HashMap<>();
     for (ScopeGuards g : held) {
