@@ -179,7 +179,7 @@ final class EventMeters {
     if (t == null) {
       t =
           Timer.builder("relent.pacer.wait")
-              .description("Wait a pacer asked for before a start")
+              .description("Wait before a start that a pacer or a scope's pause asked for")
               .tags(tags)
               .register(registry);
       pacerWait = t;

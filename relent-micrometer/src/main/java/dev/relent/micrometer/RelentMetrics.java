@@ -44,8 +44,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code relent.attempt.duration} (timer): each attempt; {@code kind} and {@code verdict}
  *       ({@code success}, {@code retry} or {@code abort}).
  *   <li>{@code relent.retry.wait} (timer): the wait chosen before each retry.
- *   <li>{@code relent.pacer.wait} (timer): each wait a pacer (the executor's or a scope's) asked
- *       for before a start.
+ *   <li>{@code relent.pacer.wait} (timer): each wait longer than zero before a start, that the
+ *       executor's pacer, a scope's pacer or a scope's pause asked for.
  * </ul>
  *
  * <p><b>Gauges of the guards</b>, tagged {@code name}, {@code scope.kind} and {@code scope}: for

@@ -15,8 +15,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /** What RelentMetrics refuses and why, and how it behaves around binding, async calls and GC. */
@@ -177,6 +182,41 @@ class RelentMetricsTest {
       assertThat(executor.get(() -> ++calls[0] < 3 ? "busy" : "ok")).isEqualTo("ok");
     }
     return Meters.of(registry);
+  }
+
+  @Test
+  void callsOnManyThreadsAreEachCountedOnce() throws Exception {
+    RelentMetrics metrics = RelentMetrics.of("api");
+    RelentExecutor<String> executor = executor(metrics);
+    metrics.bindTo(registry);
+    int threads = 4;
+    int perThread = 2_000;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < perThread; i++) {
+                    executor.get(() -> "ok");
+                  }
+                  return null;
+                }));
+      }
+      start.countDown(); // every thread races to make the first meters
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+
+    assertThat(registry.get("relent.calls").counter().count()).isEqualTo(threads * perThread);
+    assertThat(registry.get("relent.attempts").counter().count()).isEqualTo(threads * perThread);
+    assertThat(registry.get("relent.call.duration").timer().count()).isEqualTo(threads * perThread);
   }
 
   @Test
