@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       success; {@code retried} {@code true} if more than one attempt was made.
  *   <li>{@code relent.attempts} (counter): attempts started; {@code kind} {@code first} or {@code
  *       retry}. With {@code relent.calls} these read as the executor's {@link
- *       RelentExecutor#counters() counters} do.
+ *       RelentExecutor#counters() counters} do (an asynchronous call the caller cancels is in
+ *       neither).
  *   <li>{@code relent.call.duration} (timer): from a call's start to its end; {@code outcome}.
  *   <li>{@code relent.attempt.duration} (timer): each attempt; {@code kind} and {@code verdict}
  *       ({@code success}, {@code retry} or {@code abort}).
