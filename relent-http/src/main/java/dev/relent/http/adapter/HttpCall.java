@@ -40,6 +40,7 @@ public final class HttpCall {
   // null when the adapter has no observer: the hook then costs a null check per attempt.
   private volatile CallObserver[] observers;
   private volatile Map<String, String> attemptHeaders = Map.of();
+  private boolean over; // guarded by this
 
   HttpCall(
       String method,
@@ -281,10 +282,17 @@ public final class HttpCall {
     }
   }
 
+  /** The call's end, told once: a cancellation by the caller may race the call's own end. */
   void ended(int status, Throwable failure) {
     CallObserver[] all = observers;
     if (all == null) {
       return;
+    }
+    synchronized (this) {
+      if (over) {
+        return;
+      }
+      over = true;
     }
     for (CallObserver o : all) {
       try {

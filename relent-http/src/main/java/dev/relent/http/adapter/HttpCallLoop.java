@@ -292,29 +292,31 @@ public final class HttpCallLoop<R> {
     CompletableFuture<R> outer = new CompletableFuture<>();
     inner.whenComplete(
         (response, failure) -> {
+          // The observers hear the end before the caller does, so that a span is over by then.
           if (failure == null) {
+            R last;
             try {
-              outer.complete(finish(call, response));
+              last = finish(call, response);
             } catch (NotRetriedWriteException e) {
+              call.ended(-1, e);
               outer.completeExceptionally(e);
+              return;
             }
+            call.ended(outcomes.access().status(last), null);
+            outer.complete(last);
             return;
           }
           Throwable cause = unwrap(failure);
-          outer.completeExceptionally(
-              cause instanceof RelentException ? translate(call, (RelentException) cause) : cause);
+          Throwable thrown =
+              cause instanceof RelentException ? translate(call, (RelentException) cause) : cause;
+          call.ended(-1, thrown);
+          outer.completeExceptionally(thrown);
         });
     outer.whenComplete(
         (response, failure) -> {
           if (outer.isCancelled()) {
+            call.ended(-1, unwrap(failure));
             inner.cancel(true);
-          }
-          if (call.observed()) {
-            if (failure == null) {
-              call.ended(outcomes.access().status(response), null);
-            } else {
-              call.ended(-1, unwrap(failure));
-            }
           }
         });
     return outer;
