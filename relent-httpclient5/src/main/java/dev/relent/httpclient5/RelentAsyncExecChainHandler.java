@@ -158,7 +158,9 @@ public final class RelentAsyncExecChainHandler extends HttpAdapter<HttpResponse>
               Attempt attempt = new Attempt(call, scope, callback);
               try {
                 BasicRequestBuilder copy = BasicRequestBuilder.copy(sent);
-                call.attemptHeaders().forEach(copy::setHeader); // the call observers' headers
+                if (!call.attemptHeaders().isEmpty()) {
+                  call.attemptHeaders().forEach(copy::setHeader); // the call observers' headers
+                }
                 chain.proceed(copy.build(), producer, scope, attempt);
               } catch (HttpException | IOException | RuntimeException e) {
                 attempt.completeExceptionally(e);

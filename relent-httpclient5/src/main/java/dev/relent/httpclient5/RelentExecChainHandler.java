@@ -241,7 +241,9 @@ public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
       context.setRequestConfig(Hc5Calls.bounded(context, timeoutNanos));
       try {
         ClassicRequestBuilder attempt = ClassicRequestBuilder.copy(request);
-        call.attemptHeaders().forEach(attempt::setHeader); // the call observers' headers
+        if (!call.attemptHeaders().isEmpty()) {
+          call.attemptHeaders().forEach(attempt::setHeader); // the call observers' headers
+        }
         ClassicHttpResponse response = chain.proceed(attempt.build(), scope);
         return new TrackedClassicResponse(response, response.getEntity(), call);
       } finally {

@@ -23,7 +23,7 @@ import java.util.function.BiConsumer;
  * scheduler thread, and a cancellation may overlap the end of the attempt in flight: an observer
  * must be thread-safe. It must be fast and must not block; an exception it throws is ignored, so
  * that observing never changes a call's outcome. An adapter built without an observer makes none
- * and pays nothing for the hook.
+ * and the hook costs it a null check per attempt and per event, no allocation.
  */
 public interface CallObserver {
 
@@ -49,7 +49,9 @@ public interface CallObserver {
    *
    * @param attempt the attempt number: 1 for the first request, 2 for the first resend
    * @param headers sets a header ({@code name, value}) on this request only, replacing a value the
-   *     request had; valid during this callback only
+   *     request had; valid during this callback only. A null name or value throws {@code
+   *     NullPointerException}; a header the client refuses (a restricted or malformed name) fails
+   *     the request as the client's own request builder would
    */
   default void attemptStarted(int attempt, BiConsumer<String, String> headers) {}
 

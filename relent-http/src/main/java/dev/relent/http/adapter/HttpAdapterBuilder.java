@@ -221,7 +221,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
    * headers to each request ({@link CallObserver}): how tracing sees each attempt and puts its
    * {@code traceparent} on it. The factory makes one observer per call; each call adds a factory,
    * and every call gets an observer from each, in the order added. Default: none, and a call then
-   * pays nothing for the hook.
+   * pays a null check per attempt and per event for the hook, no allocation.
    *
    * @param factory makes the observer of each call
    * @return this builder

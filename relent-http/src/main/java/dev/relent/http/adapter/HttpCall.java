@@ -9,9 +9,11 @@ import dev.relent.http.DecisionTable;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Redactor;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -37,7 +39,8 @@ public final class HttpCall {
   private final List<AttemptRecord> records = new ArrayList<>(2);
   private volatile int attempt;
   private volatile Decision decision;
-  // null when the adapter has no observer: the hook then costs a null check per attempt.
+  // null when the adapter has no observer: the hook then costs a null check per attempt and per
+  // event.
   private volatile CallObserver[] observers;
   private volatile Map<String, String> attemptHeaders = Map.of();
   private boolean over; // guarded by this
@@ -245,12 +248,17 @@ public final class HttpCall {
     int number = attempt;
     for (CallObserver o : all) {
       try {
-        o.attemptStarted(number, (name, value) -> headers.put(name, value));
+        o.attemptStarted(
+            number,
+            (name, value) ->
+                headers.put(
+                    Objects.requireNonNull(name, "header name cannot be null"),
+                    Objects.requireNonNull(value, "header value cannot be null")));
       } catch (RuntimeException e) {
         // Observing must not change the call.
       }
     }
-    attemptHeaders = headers.isEmpty() ? Map.of() : headers;
+    attemptHeaders = headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(headers);
   }
 
   void attemptEnded(int status, Throwable failure) {

@@ -776,6 +776,7 @@ public abstract class HttpClientContract {
           @Override
           public void attemptStarted(int attempt, java.util.function.BiConsumer<String, String> h) {
             h.accept("X-Before", "set");
+            h.accept("X-Null", null); // refused at once, never handed to the client
             throw new IllegalStateException("observer broke");
           }
 
@@ -807,5 +808,6 @@ public abstract class HttpClientContract {
     assertThat(server.journal()).onPath("/flaky").hasAttempts(2);
     // What it set before it threw still went out: the header, not the exception, is its effect.
     assertThat(server.journal().get(1).header("X-Before")).isEqualTo("set");
+    assertThat(server.journal().get(1).header("X-Null")).isNull();
   }
 }
