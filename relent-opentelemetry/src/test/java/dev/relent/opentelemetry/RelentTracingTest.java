@@ -8,6 +8,7 @@ import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.Pacer;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.mockserver.JournalEntry;
@@ -83,6 +84,8 @@ class RelentTracingTest {
                   .steps(Step.status(429).withHeader("Retry-After", "2"), Step.ok("ok"))
                   .route("/down")
                   .steps(Step.status(503))
+                  .route("/ok")
+                  .steps(Step.ok("ok"))
                   .build())
           .withClock(time);
 
@@ -417,6 +420,34 @@ class RelentTracingTest {
             traceparent(requests.get(1)),
             traceparent(requests.get(2)));
     assertNoSecret(spans);
+  }
+
+  @Test
+  void aPacerWaitIsAnEventOnTheCallThatWaited(MockServer server) throws Exception {
+    RelentHttpClient http =
+        RelentHttpClient.builder(JDK)
+            .withPolicy(policy(3))
+            .withTime(time)
+            .withoutLogging()
+            .withExecutor(x -> x.withPacer(Pacer.of(1, Duration.ofSeconds(2))))
+            .withCallObserver(RelentTracing.of(otel))
+            .build();
+    http.send(secretGet(server, "/ok"), BodyHandlers.ofString());
+    http.send(secretGet(server, "/ok"), BodyHandlers.ofString());
+
+    List<SpanData> calls =
+        spans().stream().filter(s -> s.getName().equals("relent GET")).collect(Collectors.toList());
+    assertThat(calls).hasSize(2);
+    assertThat(events(calls.get(0), TracedCall.PACED_EVENT)).isEmpty();
+    List<EventData> paced = events(calls.get(1), TracedCall.PACED_EVENT);
+    assertThat(paced).hasSize(1);
+    assertThat(paced.get(0).getAttributes().get(TracedCall.ATTEMPT)).isEqualTo(1L);
+    // The second start waited for the pacer's next permit: the wait made is the one reported.
+    assertThat(time.sleeper().waits()).hasSize(1);
+    assertThat(paced.get(0).getAttributes().get(TracedCall.WAIT_MS))
+        .isEqualTo(time.sleeper().waits().get(0).toMillis())
+        .isPositive();
+    assertNoSecret(spans());
   }
 
   @Test
