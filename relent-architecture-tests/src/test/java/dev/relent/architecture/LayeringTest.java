@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Test;
  *       in by a library module (core, HTTP and its adapters, idempotency, the test kit).
  *   <li>The meters (relent-micrometer) use relent-core's public API and Micrometer alone: no HTTP
  *       layer, no core internals.
+ *   <li>Only relent-opentelemetry uses OpenTelemetry, and it uses the API alone, never the SDK (the
+ *       application chooses that).
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -140,6 +142,28 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("io.lettuce..")
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheTracingModuleUsesOpenTelemetry() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.relent.opentelemetry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.opentelemetry..")
+        .check(relent);
+  }
+
+  @Test
+  void theTracingModuleUsesTheOpenTelemetryApiOnly() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.opentelemetry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.opentelemetry.sdk..")
         .check(relent);
   }
 
