@@ -108,6 +108,16 @@ public final class RelentEvent<R> {
   }
 
   /**
+   * Returns {@link #elapsed()} in nanoseconds, without allocating: for listeners on a hot path,
+   * such as a meter registry's.
+   *
+   * @return the elapsed time, 0 or more
+   */
+  public long elapsedNanos() {
+    return elapsedNanos;
+  }
+
+  /**
    * Returns when the attempt this event belongs to began, as time since the operation's start.
    *
    * @return the offset, or empty before any attempt
@@ -127,6 +137,15 @@ public final class RelentEvent<R> {
     return attemptDurationNanos < 0
         ? Optional.empty()
         : Optional.of(Duration.ofNanos(attemptDurationNanos));
+  }
+
+  /**
+   * Returns {@link #attemptDuration()} in nanoseconds, without allocating.
+   *
+   * @return the attempt's duration (0 or more) for {@link Type#ATTEMPT} events, else -1
+   */
+  public long attemptDurationNanos() {
+    return attemptDurationNanos;
   }
 
   /**
@@ -164,6 +183,15 @@ public final class RelentEvent<R> {
    */
   public Optional<Duration> waitTime() {
     return waitNanos < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(waitNanos));
+  }
+
+  /**
+   * Returns {@link #waitTime()} in nanoseconds, without allocating.
+   *
+   * @return the wait (0 or more) for {@link Type#RETRY} and {@link Type#PACED} events, else -1
+   */
+  public long waitNanos() {
+    return waitNanos;
   }
 
   /**

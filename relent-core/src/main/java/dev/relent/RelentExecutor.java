@@ -168,6 +168,35 @@ public interface RelentExecutor<R> {
   Optional<GuardRegistry> registry();
 
   /**
+   * Returns the executor's own circuit breaker, for inspection (metrics, health checks); the
+   * breakers of scopes are in {@link #registry()}. Reads nothing and has no side effect.
+   *
+   * @return the breaker, empty unless built {@link Builder#withCircuitBreaker withCircuitBreaker}
+   */
+  Optional<CircuitBreaker> circuitBreaker();
+
+  /**
+   * Returns the executor's own retry budget, for inspection; see {@link #circuitBreaker()}.
+   *
+   * @return the budget, empty unless built {@link Builder#withRetryBudget withRetryBudget}
+   */
+  Optional<RetryBudget> retryBudget();
+
+  /**
+   * Returns the executor's own pacer, for inspection; see {@link #circuitBreaker()}.
+   *
+   * @return the pacer, empty unless built {@link Builder#withPacer withPacer}
+   */
+  Optional<Pacer> pacer();
+
+  /**
+   * Returns the executor's own concurrency limit, for inspection; see {@link #circuitBreaker()}.
+   *
+   * @return the limit, empty unless built {@link Builder#withConcurrencyLimit withConcurrencyLimit}
+   */
+  Optional<ConcurrencyLimit> concurrencyLimit();
+
+  /**
    * Returns the executor's policy.
    *
    * @return the policy

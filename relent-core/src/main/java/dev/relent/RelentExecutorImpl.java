@@ -178,6 +178,26 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   }
 
   @Override
+  public Optional<CircuitBreaker> circuitBreaker() {
+    return Optional.ofNullable(breaker);
+  }
+
+  @Override
+  public Optional<RetryBudget> retryBudget() {
+    return Optional.ofNullable(budget);
+  }
+
+  @Override
+  public Optional<Pacer> pacer() {
+    return Optional.ofNullable(pacer);
+  }
+
+  @Override
+  public Optional<ConcurrencyLimit> concurrencyLimit() {
+    return Optional.ofNullable(limit);
+  }
+
+  @Override
   public RetryPolicy policy() {
     return policy;
   }

@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
  *   <li>Only relent-redis talks to Redis (Lettuce), and only the application, relent-cli ({@code
  *       relent batch --shared}), depends on it: a store is chosen by the application, never pulled
  *       in by a library module (core, HTTP and its adapters, idempotency, the test kit).
+ *   <li>The meters (relent-micrometer) use relent-core's public API and Micrometer alone: no HTTP
+ *       layer, no core internals.
+ *   <li>Only relent-opentelemetry uses OpenTelemetry, and it uses the API alone, never the SDK (the
+ *       application chooses that).
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -142,6 +146,28 @@ class LayeringTest {
   }
 
   @Test
+  void onlyTheTracingModuleUsesOpenTelemetry() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.relent.opentelemetry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.opentelemetry..")
+        .check(relent);
+  }
+
+  @Test
+  void theTracingModuleUsesTheOpenTelemetryApiOnly() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.opentelemetry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.opentelemetry.sdk..")
+        .check(relent);
+  }
+
+  @Test
   void onlyTheApplicationDependsOnTheRedisModule() {
     noClasses()
         .that()
@@ -149,6 +175,22 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.relent.redis..")
+        .check(relent);
+  }
+
+  @Test
+  void theMetersNeedOnlyCoreAndMicrometer() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.micrometer..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.relent.micrometer..",
+            "dev.relent",
+            "dev.relent.guard",
+            "io.micrometer..",
+            "java..")
         .check(relent);
   }
 

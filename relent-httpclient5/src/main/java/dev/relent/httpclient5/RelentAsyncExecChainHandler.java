@@ -157,7 +157,11 @@ public final class RelentAsyncExecChainHandler extends HttpAdapter<HttpResponse>
               context.setRequestConfig(Hc5Calls.bounded(context, timeoutNanos));
               Attempt attempt = new Attempt(call, scope, callback);
               try {
-                chain.proceed(BasicRequestBuilder.copy(sent).build(), producer, scope, attempt);
+                BasicRequestBuilder copy = BasicRequestBuilder.copy(sent);
+                if (!call.attemptHeaders().isEmpty()) {
+                  call.attemptHeaders().forEach(copy::setHeader); // the call observers' headers
+                }
+                chain.proceed(copy.build(), producer, scope, attempt);
               } catch (HttpException | IOException | RuntimeException e) {
                 attempt.completeExceptionally(e);
               }

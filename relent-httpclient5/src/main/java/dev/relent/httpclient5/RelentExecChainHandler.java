@@ -240,8 +240,11 @@ public final class RelentExecChainHandler extends HttpAdapter<HttpResponse>
       RequestConfig own = context.getRequestConfig();
       context.setRequestConfig(Hc5Calls.bounded(context, timeoutNanos));
       try {
-        ClassicHttpResponse response =
-            chain.proceed(ClassicRequestBuilder.copy(request).build(), scope);
+        ClassicRequestBuilder attempt = ClassicRequestBuilder.copy(request);
+        if (!call.attemptHeaders().isEmpty()) {
+          call.attemptHeaders().forEach(attempt::setHeader); // the call observers' headers
+        }
+        ClassicHttpResponse response = chain.proceed(attempt.build(), scope);
         return new TrackedClassicResponse(response, response.getEntity(), call);
       } finally {
         context.setRequestConfig(own);

@@ -46,8 +46,10 @@ class HttpClient5AsyncContractTest extends HttpClientContract {
                     });
     TimeSource time =
         TimeSource.of(fake.ticker(), fake.clock(), fake.sleeper(), sleeping, fake.random());
-    RelentAsyncExecChainHandler relent =
-        RelentAsyncExecChainHandler.builder().withPolicy(settings.policy()).withTime(time).build();
+    RelentAsyncExecChainHandler.Builder builder =
+        RelentAsyncExecChainHandler.builder().withPolicy(settings.policy()).withTime(time);
+    settings.observers().forEach(builder::withCallObserver);
+    RelentAsyncExecChainHandler relent = builder.build();
     CloseableHttpAsyncClient http = relent.install(HttpAsyncClients.custom()).build();
     http.start();
     return new Client() {

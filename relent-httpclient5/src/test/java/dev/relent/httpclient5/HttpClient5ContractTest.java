@@ -15,10 +15,10 @@ import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 class HttpClient5ContractTest extends HttpClientContract {
 
   static RelentExecChainHandler handler(Settings settings) {
-    return RelentExecChainHandler.builder()
-        .withPolicy(settings.policy())
-        .withTime(settings.time())
-        .build();
+    RelentExecChainHandler.Builder builder =
+        RelentExecChainHandler.builder().withPolicy(settings.policy()).withTime(settings.time());
+    settings.observers().forEach(builder::withCallObserver);
+    return builder.build();
   }
 
   static Client client(CloseableHttpClient http) {

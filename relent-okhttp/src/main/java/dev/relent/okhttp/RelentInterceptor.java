@@ -17,6 +17,7 @@ import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -201,7 +202,7 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
     if (call.key() != null && existing == null) {
       keyed.header(Idempotency.HEADER, call.key());
     }
-    Response last = loop().execute(call, new OkExchange(chain, keyed.build()));
+    Response last = loop().execute(call, new OkExchange(chain, keyed.build(), call));
     Request tagged = last.request().newBuilder().tag(CallResult.class, call.result()).build();
     return last.newBuilder().request(tagged).build();
   }
@@ -210,10 +211,12 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
   private final class OkExchange implements Exchange<Response, IOException> {
     private final Chain chain;
     private final Request request;
+    private final HttpCall call;
 
-    OkExchange(Chain chain, Request request) {
+    OkExchange(Chain chain, Request request, HttpCall call) {
       this.chain = chain;
       this.request = request;
+      this.call = call;
     }
 
     @Override
@@ -224,7 +227,18 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
           .withConnectTimeout(within(chain.connectTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
           .withReadTimeout(within(chain.readTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
           .withWriteTimeout(within(chain.writeTimeoutMillis(), limit), TimeUnit.MILLISECONDS)
-          .proceed(request);
+          .proceed(forAttempt());
+    }
+
+    /** The request with the headers the call's observers set for this attempt. */
+    private Request forAttempt() {
+      Map<String, String> extra = call.attemptHeaders();
+      if (extra.isEmpty()) {
+        return request;
+      }
+      Request.Builder b = request.newBuilder();
+      extra.forEach(b::header);
+      return b.build();
     }
 
     @Override

@@ -15,10 +15,10 @@ import okhttp3.Response;
 class OkHttpContractTest extends HttpClientContract {
 
   static RelentInterceptor interceptor(Settings settings) {
-    return RelentInterceptor.builder()
-        .withPolicy(settings.policy())
-        .withTime(settings.time())
-        .build();
+    RelentInterceptor.Builder builder =
+        RelentInterceptor.builder().withPolicy(settings.policy()).withTime(settings.time());
+    settings.observers().forEach(builder::withCallObserver);
+    return builder.build();
   }
 
   static Client client(OkHttpClient ok) {

@@ -452,6 +452,41 @@ class ExecutorTest {
     assertThat(ends.get(1).attemptDuration()).contains(Duration.ofMillis(250));
     assertThat(ends.get(1).attemptStart().orElseThrow())
         .isEqualTo(ends.get(1).elapsed().minusMillis(250));
+    // The allocation-free accessors say the same in nanoseconds, -1 where the event has none.
+    assertThat(ends.get(0).attemptDurationNanos()).isEqualTo(250_000_000L);
+    assertThat(ends.get(1).elapsedNanos()).isEqualTo(ends.get(1).elapsed().toNanos());
+    RelentEvent<Reply> retry =
+        h.events.stream().filter(e -> e.type() == RelentEvent.Type.RETRY).findFirst().get();
+    assertThat(retry.waitNanos()).isEqualTo(retry.waitTime().orElseThrow().toNanos());
+    assertThat(retry.attemptDurationNanos()).isEqualTo(-1);
+    assertThat(ends.get(0).waitNanos()).isEqualTo(-1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anExecutorShowsItsOwnGuardsForInspection(Mode mode) {
+    CircuitBreaker breaker = CircuitBreaker.ofDefaults();
+    RetryBudget budget = RetryBudget.ofDefaults();
+    Pacer pacer = Pacer.of(10, Duration.ofSeconds(1));
+    ConcurrencyLimit limit = ConcurrencyLimit.of(2);
+    Harness<Reply> guarded =
+        harness(
+            mode,
+            http().build(),
+            b ->
+                b.withCircuitBreaker(breaker)
+                    .withRetryBudget(budget)
+                    .withPacer(pacer)
+                    .withConcurrencyLimit(limit));
+    assertThat(guarded.executor.circuitBreaker()).containsSame(breaker);
+    assertThat(guarded.executor.retryBudget()).containsSame(budget);
+    assertThat(guarded.executor.pacer()).containsSame(pacer);
+    assertThat(guarded.executor.concurrencyLimit()).containsSame(limit);
+    Harness<Reply> bare = harness(mode, http().build());
+    assertThat(bare.executor.circuitBreaker()).isEmpty();
+    assertThat(bare.executor.retryBudget()).isEmpty();
+    assertThat(bare.executor.pacer()).isEmpty();
+    assertThat(bare.executor.concurrencyLimit()).isEmpty();
   }
 
   @ParameterizedTest

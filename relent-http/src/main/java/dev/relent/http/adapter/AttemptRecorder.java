@@ -77,6 +77,9 @@ final class AttemptRecorder<R> implements RelentListener<R> {
 
   @Override
   public void onEvent(RelentEvent<R> event) {
+    if (call != null) {
+      call.observeEvent(event);
+    }
     switch (event.type()) {
       case ATTEMPT:
         if (call != null) {

@@ -41,6 +41,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
   private HttpScopes scopes;
   private GuardRegistry registry;
   private int maxBufferedBody = DEFAULT_MAX_BUFFERED_BODY;
+  private final List<CallObserver.Factory> observers = new ArrayList<>();
 
   /** Creates a builder with every setting at its default. */
   protected HttpAdapterBuilder() {}
@@ -215,6 +216,22 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
     return self();
   }
 
+  /**
+   * Adds an observer of every call and of each physical request it sends, which may also add
+   * headers to each request ({@link CallObserver}): how tracing sees each attempt and puts its
+   * {@code traceparent} on it. The factory makes one observer per call; each call adds a factory,
+   * and every call gets an observer from each, in the order added. Default: none, and a call then
+   * pays a null check per attempt and per event for the hook, no allocation.
+   *
+   * @param factory makes the observer of each call
+   * @return this builder
+   * @throws NullPointerException if {@code factory} is null
+   */
+  public B withCallObserver(CallObserver.Factory factory) {
+    observers.add(Objects.requireNonNull(factory, "factory cannot be null"));
+    return self();
+  }
+
   @SuppressWarnings("unchecked")
   private B self() {
     return (B) this;
@@ -261,6 +278,7 @@ public abstract class HttpAdapterBuilder<R, B extends HttpAdapterBuilder<R, B>> 
         maxBufferedBody,
         logger == null ? null : outcomes.attemptLogger(logger),
         scopes,
-        registry);
+        registry,
+        List.copyOf(observers));
   }
 }

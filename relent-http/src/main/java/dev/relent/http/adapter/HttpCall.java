@@ -1,5 +1,6 @@
 package dev.relent.http.adapter;
 
+import dev.relent.RelentEvent;
 import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallResult;
@@ -8,7 +9,11 @@ import dev.relent.http.DecisionTable;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Redactor;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -34,6 +39,11 @@ public final class HttpCall {
   private final List<AttemptRecord> records = new ArrayList<>(2);
   private volatile int attempt;
   private volatile Decision decision;
+  // null when the adapter has no observer: the hook then costs a null check per attempt and per
+  // event.
+  private volatile CallObserver[] observers;
+  private volatile Map<String, String> attemptHeaders = Map.of();
+  private boolean over; // guarded by this
 
   HttpCall(
       String method,
@@ -97,6 +107,25 @@ public final class HttpCall {
    */
   public String key() {
     return key;
+  }
+
+  /**
+   * Returns the redactor of the adapter, for anything written down about the call.
+   *
+   * @return the redactor
+   */
+  public Redactor redactor() {
+    return redactor;
+  }
+
+  /**
+   * Returns the headers the call's {@link CallObserver}s set for the attempt in flight, which the
+   * adapter adds to that attempt's request (replacing a value of the same name).
+   *
+   * @return name to value, in the order set; empty without observers
+   */
+  public Map<String, String> attemptHeaders() {
+    return attemptHeaders;
   }
 
   /**
@@ -184,6 +213,102 @@ public final class HttpCall {
 
   void startAttempt(int number) {
     this.attempt = number;
+  }
+
+  /** Makes the call's observers, once, right after the call is made. */
+  void observe(List<CallObserver.Factory> factories) {
+    if (factories.isEmpty()) {
+      return;
+    }
+    List<CallObserver> made = new ArrayList<>(factories.size());
+    for (CallObserver.Factory factory : factories) {
+      try {
+        CallObserver o = factory.create(this);
+        if (o != null && o != CallObserver.NONE) {
+          made.add(o);
+        }
+      } catch (RuntimeException e) {
+        // An observer that cannot be made leaves the call unobserved, not failed.
+      }
+    }
+    observers = made.isEmpty() ? null : made.toArray(new CallObserver[0]);
+  }
+
+  boolean observed() {
+    return observers != null;
+  }
+
+  /** Before a physical request: collects the observers' headers for it. */
+  void attemptStarted() {
+    CallObserver[] all = observers;
+    if (all == null) {
+      return;
+    }
+    Map<String, String> headers = new LinkedHashMap<>(4);
+    int number = attempt;
+    for (CallObserver o : all) {
+      try {
+        o.attemptStarted(
+            number,
+            (name, value) ->
+                headers.put(
+                    Objects.requireNonNull(name, "header name cannot be null"),
+                    Objects.requireNonNull(value, "header value cannot be null")));
+      } catch (RuntimeException e) {
+        // Observing must not change the call.
+      }
+    }
+    attemptHeaders = headers.isEmpty() ? Map.of() : Collections.unmodifiableMap(headers);
+  }
+
+  void attemptEnded(int status, Throwable failure) {
+    CallObserver[] all = observers;
+    if (all == null) {
+      return;
+    }
+    int number = attempt;
+    for (CallObserver o : all) {
+      try {
+        o.attemptEnded(number, status, failure);
+      } catch (RuntimeException e) {
+        // Observing must not change the call.
+      }
+    }
+  }
+
+  void observeEvent(RelentEvent<?> event) {
+    CallObserver[] all = observers;
+    if (all == null) {
+      return;
+    }
+    for (CallObserver o : all) {
+      try {
+        o.onEvent(event);
+      } catch (RuntimeException e) {
+        // Observing must not change the call.
+      }
+    }
+  }
+
+  /** The call's end, told once: a cancellation by the caller may race the call's own end. */
+  void ended(int status, Throwable failure) {
+    CallObserver[] all = observers;
+    if (all == null) {
+      return;
+    }
+    synchronized (this) {
+      if (over) {
+        return;
+      }
+      over = true;
+    }
+    for (CallObserver o : all) {
+      try {
+        o.callEnded(status, failure);
+      } catch (RuntimeException e) {
+        // Observing must not change the call.
+      }
+    }
   }
 
   void finish(Decision decision) {

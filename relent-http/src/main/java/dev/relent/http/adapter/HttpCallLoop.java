@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one HTTP attempt loop every adapter runs its calls through: it chooses the call's key and
@@ -59,6 +60,7 @@ public final class HttpCallLoop<R> {
   private final HttpAttemptLogger log;
   private final HttpScopes scopes;
   private final GuardRegistry registry;
+  private final List<CallObserver.Factory> observers;
 
   HttpCallLoop(
       HttpOutcomes<R> outcomes,
@@ -67,8 +69,10 @@ public final class HttpCallLoop<R> {
       int maxBufferedBody,
       HttpAttemptLogger log,
       HttpScopes scopes,
-      GuardRegistry registry) {
+      GuardRegistry registry,
+      List<CallObserver.Factory> observers) {
     this.outcomes = outcomes;
+    this.observers = observers;
     this.executor = executor;
     this.keyWrites = keyWrites;
     this.maxBufferedBody = maxBufferedBody;
@@ -162,15 +166,18 @@ public final class HttpCallLoop<R> {
     if (!resendable) {
       table = (table != null ? table : outcomes.table()).withoutResends();
     }
-    return new HttpCall(
-        method,
-        uri,
-        outcomes.redactor().uri(uri),
-        key,
-        table,
-        outcomes.redactor(),
-        options.attemptListener().orElse(null),
-        scopes == null ? List.of() : scopesOf(method, uri, requestHeaders));
+    HttpCall call =
+        new HttpCall(
+            method,
+            uri,
+            outcomes.redactor().uri(uri),
+            key,
+            table,
+            outcomes.redactor(),
+            options.attemptListener().orElse(null),
+            scopes == null ? List.of() : scopesOf(method, uri, requestHeaders));
+    call.observe(observers);
+    return call;
   }
 
   private List<Scope> scopesOf(String method, String uri, HeaderLookup headers) {
@@ -217,6 +224,22 @@ public final class HttpCallLoop<R> {
    */
   public <X extends Exception> R execute(HttpCall call, Exchange<R, X> exchange)
       throws IOException, X {
+    if (!call.observed()) {
+      return run(call, exchange);
+    }
+    R response;
+    try {
+      response = run(call, exchange);
+    } catch (Throwable t) {
+      call.ended(-1, t);
+      throw t;
+    }
+    call.ended(outcomes.access().status(response), null);
+    return response;
+  }
+
+  private <X extends Exception> R run(HttpCall call, Exchange<R, X> exchange)
+      throws IOException, X {
     R last;
     try {
       last =
@@ -245,7 +268,8 @@ public final class HttpCallLoop<R> {
             call.scopes(),
             ctx -> {
               call.startAttempt(ctx.attempt());
-              AttemptFuture<R> future = new AttemptFuture<>(call);
+              AttemptFuture<R> future = new AttemptFuture<>(call, outcomes.access());
+              call.attemptStarted();
               CompletableFuture<? extends R> sent;
               try {
                 sent = exchange.send(ctx.timeoutNanos());
@@ -268,21 +292,30 @@ public final class HttpCallLoop<R> {
     CompletableFuture<R> outer = new CompletableFuture<>();
     inner.whenComplete(
         (response, failure) -> {
+          // The observers hear the end before the caller does, so that a span is over by then.
           if (failure == null) {
+            R last;
             try {
-              outer.complete(finish(call, response));
+              last = finish(call, response);
             } catch (NotRetriedWriteException e) {
+              call.ended(-1, e);
               outer.completeExceptionally(e);
+              return;
             }
+            call.ended(outcomes.access().status(last), null);
+            outer.complete(last);
             return;
           }
           Throwable cause = unwrap(failure);
-          outer.completeExceptionally(
-              cause instanceof RelentException ? translate(call, (RelentException) cause) : cause);
+          Throwable thrown =
+              cause instanceof RelentException ? translate(call, (RelentException) cause) : cause;
+          call.ended(-1, thrown);
+          outer.completeExceptionally(thrown);
         });
     outer.whenComplete(
         (response, failure) -> {
           if (outer.isCancelled()) {
+            call.ended(-1, unwrap(failure));
             inner.cancel(true);
           }
         });
@@ -299,6 +332,24 @@ public final class HttpCallLoop<R> {
     if (exchange.cancelled()) {
       throw new Cancelled();
     }
+    if (!call.observed()) {
+      return sendOnce(call, exchange, ctx);
+    }
+    call.attemptStarted();
+    R response;
+    try {
+      response = sendOnce(call, exchange, ctx);
+    } catch (Throwable t) {
+      call.attemptEnded(-1, t);
+      throw t;
+    }
+    call.attemptEnded(outcomes.access().status(response), null);
+    return response;
+  }
+
+  /** One physical request: send, and buffer what will be retried or held back. */
+  private <X extends Exception> R sendOnce(
+      HttpCall call, Exchange<R, X> exchange, AttemptContext ctx) throws Exception {
     R response;
     try {
       response = exchange.send(ctx.timeoutNanos());
@@ -428,10 +479,27 @@ public final class HttpCallLoop<R> {
    */
   private static final class AttemptFuture<R> extends CompletableFuture<R> {
     private final HttpCall call;
+    private final ResponseAccess<R> access;
+    private final AtomicBoolean ended;
     volatile CompletableFuture<?> sent;
 
-    AttemptFuture(HttpCall call) {
+    AttemptFuture(HttpCall call, ResponseAccess<R> access) {
       this.call = call;
+      this.access = access;
+      this.ended = call.observed() ? new AtomicBoolean() : null;
+    }
+
+    /** Tells the observers, once, before the executor can see the outcome and start the next. */
+    private void end(R response, Throwable failure) {
+      if (ended != null && !isDone() && ended.compareAndSet(false, true)) {
+        call.attemptEnded(failure == null ? access.status(response) : -1, failure);
+      }
+    }
+
+    @Override
+    public boolean complete(R response) {
+      end(response, null);
+      return super.complete(response);
     }
 
     @Override
@@ -440,10 +508,13 @@ public final class HttpCallLoop<R> {
       if (cause instanceof CancellationException
           || cause instanceof RuntimeException
           || cause instanceof Error) {
+        end(null, cause);
         return super.completeExceptionally(cause);
       }
+      HttpFaultException fault = call.fault(cause);
+      end(null, fault);
       // Fail first, then cancel the exchange: its cancellation must not become the outcome.
-      boolean failed = super.completeExceptionally(call.fault(cause));
+      boolean failed = super.completeExceptionally(fault);
       if (cause instanceof TimeoutException && sent != null) {
         sent.cancel(true);
       }
@@ -456,6 +527,7 @@ public final class HttpCallLoop<R> {
       if (exchange != null) {
         exchange.cancel(mayInterruptIfRunning);
       }
+      end(null, new CancellationException("the call was cancelled"));
       return super.cancel(mayInterruptIfRunning);
     }
   }

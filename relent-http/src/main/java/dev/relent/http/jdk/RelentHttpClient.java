@@ -27,6 +27,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -314,14 +315,24 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
           .thenApply(response -> new TrackedResponse<>(response, call, attempt));
     }
 
-    /** The request for one attempt: the caller's timeout, if shorter, else the attempt's. */
+    /**
+     * The request for one attempt: the caller's timeout, if shorter, else the attempt's; and the
+     * headers the call's observers set for this attempt.
+     */
     private HttpRequest forAttempt(long timeoutNanos) {
       Duration limit = Duration.ofNanos(Math.max(1_000_000L, timeoutNanos));
       Duration own = request.timeout().orElse(null);
-      if (own != null && own.compareTo(limit) <= 0) {
+      Map<String, String> extra = call.attemptHeaders();
+      boolean ownLimit = own != null && own.compareTo(limit) <= 0;
+      if (ownLimit && extra.isEmpty()) {
         return request;
       }
-      return HttpRequest.newBuilder(request, (name, value) -> true).timeout(limit).build();
+      HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> true);
+      if (!ownLimit) {
+        b.timeout(limit);
+      }
+      extra.forEach(b::setHeader);
+      return b.build();
     }
   }
 

@@ -17,6 +17,7 @@ import dev.relent.http.CallOptions;
 import dev.relent.http.Fault;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.UnresolvedWriteException;
+import dev.relent.http.adapter.CallObserver;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
@@ -97,9 +98,26 @@ public abstract class HttpClientContract {
    * @param attemptTimeout the time limit of one attempt
    * @param deadline the time limit of the whole call
    * @param time the fake time: ticker, clock, sleeper and seeded randomness
+   * @param observers the call observers the client's builder gets ({@code withCallObserver})
    */
   public record Settings(
-      int maxRetries, Duration attemptTimeout, Duration deadline, FakeTime time) {
+      int maxRetries,
+      Duration attemptTimeout,
+      Duration deadline,
+      FakeTime time,
+      List<CallObserver.Factory> observers) {
+
+    /**
+     * Returns these settings with one more call observer.
+     *
+     * @param observer the observer's factory
+     * @return new settings
+     */
+    public Settings withObserver(CallObserver.Factory observer) {
+      List<CallObserver.Factory> all = new ArrayList<>(observers);
+      all.add(observer);
+      return new Settings(maxRetries, attemptTimeout, deadline, time, List.copyOf(all));
+    }
 
     /**
      * Builds the retry policy these settings describe, for any response type: no jitter, 500 ms
@@ -169,7 +187,7 @@ public abstract class HttpClientContract {
    * @return the settings
    */
   protected Settings settings(Duration attemptTimeout) {
-    return new Settings(3, attemptTimeout, Duration.ofSeconds(30), time);
+    return new Settings(3, attemptTimeout, Duration.ofSeconds(30), time, List.of());
   }
 
   /**
@@ -655,5 +673,141 @@ public abstract class HttpClientContract {
     assertThat(heard.get(0).status()).isEqualTo(429);
     assertThat(heard.get(0).serverHint()).isPresent();
     assertThat(heard.get(0).gaveUp()).contains(RelentException.Reason.QUOTA_EXHAUSTED);
+  }
+
+  // ------------------------------------------------------------------ call observers
+
+  /** Writes down what a call observer is told, one line per callback, and sets X-Attempt. */
+  private static CallObserver.Factory recording(List<String> heard) {
+    return call ->
+        new CallObserver() {
+          {
+            heard.add("call " + call.method() + " " + call.endpoint());
+          }
+
+          @Override
+          public void attemptStarted(int attempt, java.util.function.BiConsumer<String, String> h) {
+            heard.add("start " + attempt);
+            h.accept("X-Attempt", Integer.toString(attempt));
+          }
+
+          @Override
+          public void attemptEnded(int attempt, int status, Throwable failure) {
+            heard.add(
+                "end "
+                    + attempt
+                    + " "
+                    + (failure == null ? status : failure.getClass().getSimpleName()));
+          }
+
+          @Override
+          public void onEvent(dev.relent.RelentEvent<?> e) {
+            if (e.type() == dev.relent.RelentEvent.Type.RETRY
+                || e.type() == dev.relent.RelentEvent.Type.FAILURE) {
+              heard.add(e.type() + " " + e.attempt() + " " + e.waitTime().orElse(null));
+            }
+          }
+
+          @Override
+          public void callEnded(int status, Throwable failure) {
+            heard.add("done " + (failure == null ? status : failure.getClass().getSimpleName()));
+          }
+        };
+  }
+
+  @Test
+  void aCallObserverSeesEachRequestInOrderAndItsHeadersReachTheServer() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/flaky\",\"steps\":["
+                + "{\"status\":503},{\"status\":503},{\"status\":200,\"body\":\"ok\"}]}]}");
+    List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    URI uri = server.uri("/flaky?api_key=s3cr3t");
+    Reply reply = client(settings().withObserver(recording(heard))).send(get(uri));
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(heard)
+        .containsExactly(
+            "call GET " + server.uri("/flaky?api_key=REDACTED"),
+            "start 1",
+            "end 1 503",
+            "RETRY 1 PT0.5S",
+            "start 2",
+            "end 2 503",
+            "RETRY 2 PT1S",
+            "start 3",
+            "end 3 200",
+            "done 200");
+    // Each physical request carried the header its own attempt set.
+    assertThat(
+            server.journal().stream().map(e -> e.header("X-Attempt")).collect(Collectors.toList()))
+        .containsExactly("1", "2", "3");
+  }
+
+  @Test
+  void aCallObserverSeesTheGiveUp() throws Exception {
+    MockServer server = server("{\"routes\":[{\"path\":\"/down\",\"steps\":[{\"status\":503}]}]}");
+    List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    Client client =
+        client(
+            new Settings(1, Duration.ofSeconds(5), Duration.ofSeconds(30), time, List.of())
+                .withObserver(recording(heard)));
+    Throwable thrown = catchThrowable(() -> client.send(get(server.uri("/down"))));
+    assertThat(thrown).isInstanceOf(RetriesExhaustedException.class);
+    assertThat(heard)
+        .containsExactly(
+            "call GET " + server.uri("/down"),
+            "start 1",
+            "end 1 503",
+            "RETRY 1 PT0.5S",
+            "start 2",
+            "end 2 503",
+            "FAILURE 2 null",
+            "done RetriesExhaustedException");
+  }
+
+  @Test
+  void aFailingCallObserverChangesNothing() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/flaky\",\"steps\":["
+                + "{\"status\":503},{\"status\":200,\"body\":\"ok\"}]}]}");
+    CallObserver failing =
+        new CallObserver() {
+          @Override
+          public void attemptStarted(int attempt, java.util.function.BiConsumer<String, String> h) {
+            h.accept("X-Before", "set");
+            h.accept("X-Null", null); // refused at once, never handed to the client
+            throw new IllegalStateException("observer broke");
+          }
+
+          @Override
+          public void attemptEnded(int attempt, int status, Throwable failure) {
+            throw new IllegalStateException("observer broke");
+          }
+
+          @Override
+          public void onEvent(dev.relent.RelentEvent<?> event) {
+            throw new IllegalStateException("observer broke");
+          }
+
+          @Override
+          public void callEnded(int status, Throwable failure) {
+            throw new IllegalStateException("observer broke");
+          }
+        };
+    Settings settings =
+        settings()
+            .withObserver(
+                call -> {
+                  throw new IllegalStateException("factory broke");
+                })
+            .withObserver(call -> failing);
+    Reply reply = client(settings).send(get(server.uri("/flaky")));
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.attempts()).isEqualTo(2);
+    assertThat(server.journal()).onPath("/flaky").hasAttempts(2);
+    // What it set before it threw still went out: the header, not the exception, is its effect.
+    assertThat(server.journal().get(1).header("X-Before")).isEqualTo("set");
+    assertThat(server.journal().get(1).header("X-Null")).isNull();
   }
 }

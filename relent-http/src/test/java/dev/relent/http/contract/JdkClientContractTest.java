@@ -13,11 +13,10 @@ class JdkClientContractTest extends HttpClientContract {
 
   @Override
   protected Client newClient(Settings settings) {
-    RelentHttpClient http =
-        RelentHttpClient.builder(JDK)
-            .withPolicy(settings.policy())
-            .withTime(settings.time())
-            .build();
+    RelentHttpClient.Builder builder =
+        RelentHttpClient.builder(JDK).withPolicy(settings.policy()).withTime(settings.time());
+    settings.observers().forEach(builder::withCallObserver);
+    RelentHttpClient http = builder.build();
     return request -> {
       HttpRequest.Builder b = HttpRequest.newBuilder(request.uri());
       request.headers().forEach(b::header);

@@ -1,0 +1,158 @@
+package dev.relent.opentelemetry;
+
+import dev.relent.http.adapter.CallObserver;
+import dev.relent.http.adapter.HttpCall;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * OpenTelemetry tracing of the calls of a Relent HTTP adapter, following the semantic conventions
+ * for HTTP clients that retry: the logical call is one span, each physical request a client span
+ * beneath it, and the waits and decisions between them are events on the call's span. Give it to
+ * any adapter's builder:
+ *
+ * <pre>{@code
+ * RelentHttpClient http =
+ *     RelentHttpClient.builder(HttpClient.newHttpClient())
+ *         .withCallObserver(RelentTracing.of(openTelemetry))
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>The call's span</b>, kind {@code INTERNAL}, named {@code relent GET} ({@code relent GET
+ * /v1/payments/{id}} with a {@link Builder#withRoute route}), is a child of the context current
+ * when the call starts ({@link Context#current()} on the calling thread). It carries {@code
+ * http.request.method}, {@code server.address}, {@code server.port}, {@code url.full}, {@code
+ * relent.attempts} (how many requests were sent), and, when the caller receives a response, {@code
+ * http.response.status_code}; when the caller receives an exception, or a status of 400 or more,
+ * {@code error.type} (the exception's class name, or the status) and the status {@code ERROR}. Its
+ * events:
+ *
+ * <ul>
+ *   <li>{@code relent.retry}: a retry was decided after attempt {@code relent.attempt}, by the rule
+ *       {@code relent.rule}, waiting {@code relent.wait_ms} milliseconds; with {@code
+ *       relent.server_hint} (such as {@code Retry-After: 2}) and {@code relent.server_hint.wait_ms}
+ *       when the server said when to come back;
+ *   <li>{@code relent.paced}: the pacer made attempt {@code relent.attempt} wait {@code
+ *       relent.wait_ms} milliseconds before it started;
+ *   <li>{@code relent.give_up}: the executor gave up after attempt {@code relent.attempt}, for
+ *       {@code relent.reason} ({@code RETRIES_EXHAUSTED}, {@code DEADLINE}, {@code
+ *       SERVER_WAIT_TOO_LONG}, ...), with the rule of the last outcome, {@code relent.rule}, and
+ *       the give-up's message, {@code relent.message}.
+ * </ul>
+ *
+ * <p><b>Each physical request's span</b>, kind {@code CLIENT}, named after the method ({@code GET},
+ * or {@code GET /v1/payments/{id}} with a route), carries the same request attributes, {@code
+ * http.request.resend_count} from the second request on (1, 2, ...), {@code
+ * http.response.status_code} when an answer came, and {@code error.type} with the status {@code
+ * ERROR} for a status of 400 or more (the status as text) or a failure (the class name of the
+ * client's exception, such as {@code java.net.http.HttpConnectTimeoutException}). The {@link
+ * OpenTelemetry#getPropagators() propagators} of the given {@code OpenTelemetry} inject this span's
+ * context into that request's headers ({@code traceparent} for W3C trace context), so that the
+ * server sees the right parent for each attempt.
+ *
+ * <p><b>No secrets.</b> {@code url.full} is the adapter's redacted endpoint: user-info and the
+ * values of credential-like query parameters read {@code REDACTED}; the hint and message texts pass
+ * the adapter's {@link dev.relent.http.Redactor} too. No request or response header other than the
+ * propagated context is read or written, and exception messages are not recorded.
+ *
+ * <p>Spans are started and ended explicitly and are not made current while a call runs: the
+ * attempts of an asynchronous call end on other threads. If the OpenTelemetry Java agent also
+ * instruments the HTTP client, it adds its own client spans and overwrites {@code traceparent};
+ * turn its HTTP client instrumentation off for clients traced here.
+ *
+ * <p>Immutable and thread-safe: one instance can serve many adapters.
+ */
+public final class RelentTracing implements CallObserver.Factory {
+  /** The instrumentation scope name of the tracer: {@value}. */
+  public static final String INSTRUMENTATION_NAME = "dev.relent.opentelemetry";
+
+  private final Tracer tracer;
+  private final TextMapPropagator propagator;
+  private final Function<HttpCall, String> route;
+
+  private RelentTracing(Builder b) {
+    this.tracer = b.openTelemetry.getTracer(INSTRUMENTATION_NAME);
+    this.propagator = b.openTelemetry.getPropagators().getTextMapPropagator();
+    this.route = b.route;
+  }
+
+  /**
+   * Returns tracing through an {@code OpenTelemetry} instance, with every other setting at its
+   * default.
+   *
+   * @param openTelemetry where the tracer and the propagators come from
+   * @return the tracing
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
+  public static RelentTracing of(OpenTelemetry openTelemetry) {
+    return builder(openTelemetry).build();
+  }
+
+  /**
+   * Returns a builder of tracing through an {@code OpenTelemetry} instance.
+   *
+   * @param openTelemetry where the tracer and the propagators come from
+   * @return a new builder
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
+  public static Builder builder(OpenTelemetry openTelemetry) {
+    return new Builder(openTelemetry);
+  }
+
+  /**
+   * Starts the span of one call; called by the adapter, before the call's first attempt.
+   *
+   * @param call the call
+   * @return the call's observer, which ends the span when the call is over
+   */
+  @Override
+  public CallObserver create(HttpCall call) {
+    String template = null;
+    if (route != null) {
+      try {
+        template = route.apply(call);
+      } catch (RuntimeException e) {
+        template = null; // a failing route function leaves the name without a route
+      }
+    }
+    return new TracedCall(tracer, propagator, call, template, Context.current());
+  }
+
+  /** Builds a {@link RelentTracing}. Mutable and not thread-safe. */
+  public static final class Builder {
+    private final OpenTelemetry openTelemetry;
+    private Function<HttpCall, String> route;
+
+    Builder(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry cannot be null");
+    }
+
+    /**
+     * Sets how a call's route template is found (such as {@code /v1/payments/{id}}), for span names
+     * of low cardinality and the {@code url.template} attribute. The function must return a
+     * template, never a path with identifiers or secrets in it, or null when it knows none.
+     * Default: none, and spans are named after the method alone.
+     *
+     * @param route the call's route template, or null
+     * @return this builder
+     * @throws NullPointerException if {@code route} is null
+     */
+    public Builder withRoute(Function<HttpCall, String> route) {
+      this.route = Objects.requireNonNull(route, "route cannot be null");
+      return this;
+    }
+
+    /**
+     * Builds the tracing.
+     *
+     * @return a new tracing
+     */
+    public RelentTracing build() {
+      return new RelentTracing(this);
+    }
+  }
+}
