@@ -1,0 +1,134 @@
+package dev.relent.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Prints the Markdown table of {@link RedisLimiterBenchmark}'s JSON result ({@code -rf json}): for
+ * each limit and thread count, both libraries' decisions per second (the best measured iteration,
+ * as everywhere in docs/BENCHMARKS.md, and the mean), their ratio, and the p50 and p99 of the
+ * sampled decision times, with the goals: at least twice Bucket4j's throughput with 8 threads on
+ * the hot key, and a p99 of at most 1 ms.
+ *
+ * <pre>
+ * java -cp relent-bench/target/benchmarks.jar dev.relent.bench.RedisLimiterReport redis-limiters.json
+ * </pre>
+ */
+public final class RedisLimiterReport {
+  private static final double P99_GOAL_MICROS = 1_000;
+  private static final double THROUGHPUT_GOAL = 2;
+
+  private RedisLimiterReport() {}
+
+  /**
+   * Prints the table.
+   *
+   * @param args the JSON file
+   * @throws IOException if it cannot be read or parsed
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length != 1) {
+      throw new IllegalArgumentException(
+          "usage: RedisLimiterReport <JMH JSON of RedisLimiterBenchmark>");
+    }
+    System.out.print(report(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)));
+  }
+
+  /** One benchmark's figures: best and mean throughput, or p50 and p99 in microseconds. */
+  record Figures(double best, double mean, double p50, double p99) {}
+
+  /** The table, from JMH's JSON. */
+  static String report(String json) throws IOException {
+    Map<String, Figures> byCase = new HashMap<>();
+    for (JsonNode result : new ObjectMapper().readTree(json)) {
+      String benchmark = result.path("benchmark").asText();
+      String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+      JsonNode params = result.path("params");
+      String key = key(method, params.path("library").asText(), params.path("limit").asText());
+      JsonNode primary = result.path("primaryMetric");
+      if (result.path("mode").asText().equals("thrpt")) {
+        double best = Double.NEGATIVE_INFINITY;
+        for (JsonNode fork : primary.path("rawData")) {
+          for (JsonNode iteration : fork) {
+            best = Math.max(best, iteration.asDouble());
+          }
+        }
+        byCase.put(
+            key, new Figures(best, primary.path("score").asDouble(), Double.NaN, Double.NaN));
+      } else {
+        JsonNode percentiles = primary.path("scorePercentiles");
+        byCase.put(
+            key,
+            new Figures(
+                Double.NaN,
+                Double.NaN,
+                percentiles.path("50.0").asDouble(Double.NaN),
+                percentiles.path("99.0").asDouble(Double.NaN)));
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    out.append(
+            "| limit | threads | Relent decisions/s | Bucket4j decisions/s | Relent / Bucket4j"
+                + " (best; mean) | Relent p50 / p99 µs | Bucket4j p50 / p99 µs |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    StringBuilder goals = new StringBuilder();
+    for (String limit : new String[] {"open", "refusing"}) {
+      for (int threads : new int[] {1, 8}) {
+        Figures relent = byCase.get(key("throughput" + threads, "relent", limit));
+        Figures bucket4j = byCase.get(key("throughput" + threads, "bucket4j", limit));
+        Figures relentTime = byCase.get(key("latency" + threads, "relent", limit));
+        Figures bucket4jTime = byCase.get(key("latency" + threads, "bucket4j", limit));
+        if (relent == null || bucket4j == null || relentTime == null || bucket4jTime == null) {
+          continue;
+        }
+        double bestRatio = relent.best / bucket4j.best;
+        double meanRatio = relent.mean / bucket4j.mean;
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %d | %,.0f | %,.0f | **%.2f**; %.2f | %.0f / %.0f | %.0f / %.0f |%n",
+                limit,
+                threads,
+                relent.best,
+                bucket4j.best,
+                bestRatio,
+                meanRatio,
+                relentTime.p50,
+                relentTime.p99,
+                bucket4jTime.p50,
+                bucket4jTime.p99));
+        if (threads == 8 && limit.equals("open")) {
+          goals.append(
+              String.format(
+                  Locale.ROOT,
+                  "Hot key, 8 threads, nothing refused: Relent %.2f× Bucket4j's throughput (goal ≥"
+                      + " %.0f×: %s)%n",
+                  bestRatio,
+                  THROUGHPUT_GOAL,
+                  bestRatio >= THROUGHPUT_GOAL ? "met" : "missed"));
+        }
+        goals.append(
+            String.format(
+                Locale.ROOT,
+                "Relent p99, %s, %d thread%s: %.0f µs (goal ≤ 1 ms: %s)%n",
+                limit,
+                threads,
+                threads == 1 ? "" : "s",
+                relentTime.p99,
+                relentTime.p99 <= P99_GOAL_MICROS ? "met" : "missed"));
+      }
+    }
+    return out.append('\n').append(goals).toString();
+  }
+
+  private static String key(String method, String library, String limit) {
+    return method + "/" + library + "/" + limit;
+  }
+}
