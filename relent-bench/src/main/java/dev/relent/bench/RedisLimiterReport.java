@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -30,49 +32,71 @@ public final class RedisLimiterReport {
   /**
    * Prints the table.
    *
-   * @param args the JSON file
-   * @throws IOException if it cannot be read or parsed
+   * @param args the JSON files
+   * @throws IOException if one cannot be read or parsed
    */
   public static void main(String[] args) throws IOException {
-    if (args.length != 1) {
+    if (args.length == 0) {
       throw new IllegalArgumentException(
-          "usage: RedisLimiterReport <JMH JSON of RedisLimiterBenchmark>");
+          "usage: RedisLimiterReport <JMH JSON of RedisLimiterBenchmark>...");
     }
-    System.out.print(report(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)));
+    List<String> files = new ArrayList<>();
+    for (String arg : args) {
+      files.add(Files.readString(Path.of(arg), StandardCharsets.UTF_8));
+    }
+    System.out.print(report(files));
   }
 
   /** One benchmark's figures: best and mean throughput, or p50 and p99 in microseconds. */
   record Figures(double best, double mean, double p50, double p99) {}
 
-  /** The table, from JMH's JSON. */
-  static String report(String json) throws IOException {
+  /** The table, from the JSON of one or more JMH runs. */
+  static String report(List<String> jsons) throws IOException {
     Map<String, Figures> byCase = new HashMap<>();
-    for (JsonNode result : new ObjectMapper().readTree(json)) {
-      String benchmark = result.path("benchmark").asText();
-      String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
-      JsonNode params = result.path("params");
-      String key = key(method, params.path("library").asText(), params.path("limit").asText());
-      JsonNode primary = result.path("primaryMetric");
-      if (result.path("mode").asText().equals("thrpt")) {
-        double best = Double.NEGATIVE_INFINITY;
-        for (JsonNode fork : primary.path("rawData")) {
-          for (JsonNode iteration : fork) {
-            best = Math.max(best, iteration.asDouble());
-          }
-        }
-        byCase.put(
-            key, new Figures(best, primary.path("score").asDouble(), Double.NaN, Double.NaN));
-      } else {
-        JsonNode percentiles = primary.path("scorePercentiles");
-        byCase.put(
-            key,
-            new Figures(
-                Double.NaN,
-                Double.NaN,
-                percentiles.path("50.0").asDouble(Double.NaN),
-                percentiles.path("99.0").asDouble(Double.NaN)));
+    Map<String, Integer> rounds = new HashMap<>();
+    for (String json : jsons) {
+      for (JsonNode result : new ObjectMapper().readTree(json)) {
+        add(result, byCase, rounds);
       }
     }
+    byCase.replaceAll((key, f) -> new Figures(f.best, f.mean / rounds.get(key), f.p50, f.p99));
+    return table(byCase);
+  }
+
+  /** Folds one result into its case: best and summed means, lowest percentiles. */
+  private static void add(
+      JsonNode result, Map<String, Figures> byCase, Map<String, Integer> rounds) {
+    String benchmark = result.path("benchmark").asText();
+    String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+    JsonNode params = result.path("params");
+    String key = key(method, params.path("library").asText(), params.path("limit").asText());
+    JsonNode primary = result.path("primaryMetric");
+    if (result.path("mode").asText().equals("thrpt")) {
+      double best = Double.NEGATIVE_INFINITY;
+      for (JsonNode fork : primary.path("rawData")) {
+        for (JsonNode iteration : fork) {
+          best = Math.max(best, iteration.asDouble());
+        }
+      }
+      byCase.merge(
+          key,
+          new Figures(best, primary.path("score").asDouble(), Double.NaN, Double.NaN),
+          (a, b) -> new Figures(Math.max(a.best, b.best), a.mean + b.mean, a.p50, a.p99));
+    } else {
+      JsonNode percentiles = primary.path("scorePercentiles");
+      byCase.merge(
+          key,
+          new Figures(
+              Double.NaN,
+              Double.NaN,
+              percentiles.path("50.0").asDouble(Double.NaN),
+              percentiles.path("99.0").asDouble(Double.NaN)),
+          (a, b) -> new Figures(a.best, a.mean, Math.min(a.p50, b.p50), Math.min(a.p99, b.p99)));
+    }
+    rounds.merge(key, 1, Integer::sum);
+  }
+
+  private static String table(Map<String, Figures> byCase) {
     StringBuilder out = new StringBuilder();
     out.append(
             "| limit | threads | Relent decisions/s | Bucket4j decisions/s | Relent / Bucket4j"

@@ -93,12 +93,15 @@ public final class RedisRoundTrips {
       throws Exception {
     Run server;
     Map<String, Long> stats;
+    Map<String, Long> micros;
     try (RedisLimiters.Limiter limiter = RedisLimiters.connect(library, limit, uri)) {
       limiter.decide(); // connects, loads the script, creates the key
-      Map<String, Long> before = commandCalls(admin.info("commandstats"));
+      String before = admin.info("commandstats");
       server = run(limiter, threads, runNanos);
-      stats = minus(commandCalls(admin.info("commandstats")), before);
+      String after = admin.info("commandstats");
+      stats = minus(commandCalls(after, "calls"), commandCalls(before, "calls"));
       stats.remove("info");
+      micros = minus(commandCalls(after, "usec"), commandCalls(before, "usec"));
     }
     Run watched;
     Monitor monitor;
@@ -118,7 +121,7 @@ public final class RedisRoundTrips {
         threads,
         server.decisions / (server.nanos / 1e9),
         100.0 * server.refused / server.decisions,
-        perDecision(stats, server.decisions),
+        withMicros(perDecision(stats, server.decisions), stats, micros),
         perDecision(monitor.client, watched.decisions),
         clientTotal / watched.decisions,
         perDecision(monitor.lua, watched.decisions));
@@ -174,13 +177,16 @@ public final class RedisRoundTrips {
 
   private record Run(long decisions, long refused, long nanos) {}
 
-  /** {@code calls} of each {@code cmdstat_<name>} line of {@code INFO commandstats}. */
-  static Map<String, Long> commandCalls(String info) {
+  /**
+   * One field ({@code calls}, {@code usec}) of each {@code cmdstat_<name>} line of {@code INFO
+   * commandstats}.
+   */
+  static Map<String, Long> commandCalls(String info, String field) {
     Map<String, Long> calls = new TreeMap<>();
     for (String line : info.split("\r?\n")) {
       if (line.startsWith("cmdstat_")) {
         int colon = line.indexOf(':');
-        int from = line.indexOf("calls=", colon) + "calls=".length();
+        int from = line.indexOf(field + "=", colon) + field.length() + 1;
         int to = line.indexOf(',', from);
         calls.put(
             line.substring("cmdstat_".length(), colon), Long.parseLong(line.substring(from, to)));
@@ -199,6 +205,23 @@ public final class RedisRoundTrips {
           }
         });
     return delta;
+  }
+
+  /**
+   * Adds the server's time per call of the commands clients send ({@code evalsha}, {@code eval},
+   * {@code get}): a script's time includes the commands it calls.
+   */
+  static String withMicros(String perDecision, Map<String, Long> calls, Map<String, Long> micros) {
+    List<String> parts = new ArrayList<>();
+    for (String name : List.of("evalsha", "eval", "get")) {
+      Long n = calls.get(name);
+      if (n != null) {
+        parts.add(
+            String.format(
+                Locale.ROOT, "%s %.1f µs", name, (double) micros.getOrDefault(name, 0L) / n));
+      }
+    }
+    return parts.isEmpty() ? perDecision : perDecision + "; per call: " + String.join(", ", parts);
   }
 
   /** "evalsha 1.00, hmget 1.00", the commands by name, each divided by the decisions. */

@@ -56,7 +56,7 @@ class RedisLimiterReportTest {
                 latency("latency8", "relent", 150, 1_500),
                 latency("latency8", "bucket4j", 700, 3_000))
             + "]";
-    String report = RedisLimiterReport.report(json);
+    String report = RedisLimiterReport.report(List.of(json));
     assertThat(report)
         .contains("| open | 1 | 10,000 | 5,000 | **2.00**; 2.25 | 80 / 200 | 160 / 400 |")
         .contains("| open | 8 | 40,000 | 10,000 | **4.00**; 3.00 | 150 / 1500 | 700 / 3000 |")
@@ -65,5 +65,31 @@ class RedisLimiterReportTest {
         .contains("Relent p99, open, 1 thread: 200 µs (goal ≤ 1 ms: met)")
         .contains("Relent p99, open, 8 threads: 1500 µs (goal ≤ 1 ms: missed)")
         .doesNotContain("| refusing |");
+  }
+
+  @Test
+  void roundsGiveTheBestIterationTheMeanOfMeansAndTheLowestPercentiles() throws Exception {
+    String round1 =
+        "["
+            + String.join(
+                ",",
+                throughput("throughput8", "relent", 30_000, 40_000),
+                throughput("throughput8", "bucket4j", 10_000, 12_000),
+                latency("latency8", "relent", 150, 900),
+                latency("latency8", "bucket4j", 700, 3_000))
+            + "]";
+    String round2 =
+        "["
+            + String.join(
+                ",",
+                throughput("throughput8", "relent", 20_000, 30_000),
+                throughput("throughput8", "bucket4j", 16_000, 10_000),
+                latency("latency8", "relent", 120, 1_100),
+                latency("latency8", "bucket4j", 800, 2_000))
+            + "]";
+    // Relent: best 40 000, mean of means (35 000 + 25 000) / 2; Bucket4j: best 16 000, mean 12 000.
+    assertThat(RedisLimiterReport.report(List.of(round1, round2)))
+        .contains("| open | 8 | 40,000 | 16,000 | **2.50**; 2.50 | 120 / 900 | 700 / 2000 |")
+        .contains("(goal ≥ 2×: met)");
   }
 }

@@ -77,15 +77,20 @@ class RedisLimitersTest {
 
   @Test
   void commandStatsAreReadPerCommandAndDividedByDecisions() {
-    Map<String, Long> calls =
-        RedisRoundTrips.commandCalls(
-            "# Commandstats\r\n"
-                + "cmdstat_get:calls=20,usec=3,usec_per_call=3.00,rejected_calls=0,failed_calls=0\r\n"
-                + "cmdstat_eval:calls=10,usec=99,usec_per_call=9.90,rejected_calls=0,failed_calls=0\r\n"
-                + "cmdstat_config|resetstat:calls=1,usec=109,usec_per_call=109.00\r\n");
+    String info =
+        "# Commandstats\r\n"
+            + "cmdstat_get:calls=20,usec=3,usec_per_call=3.00,rejected_calls=0,failed_calls=0\r\n"
+            + "cmdstat_eval:calls=10,usec=99,usec_per_call=9.90,rejected_calls=0,failed_calls=0\r\n"
+            + "cmdstat_config|resetstat:calls=1,usec=109,usec_per_call=109.00\r\n";
+    Map<String, Long> calls = RedisRoundTrips.commandCalls(info, "calls");
+    Map<String, Long> micros = RedisRoundTrips.commandCalls(info, "usec");
     assertThat(calls).containsEntry("get", 20L).containsEntry("eval", 10L).hasSize(3);
+    assertThat(micros).containsEntry("get", 3L).containsEntry("eval", 99L);
     calls.remove("config|resetstat");
-    assertThat(RedisRoundTrips.perDecision(calls, 8)).isEqualTo("eval 1.25, get 2.50");
+    String perDecision = RedisRoundTrips.perDecision(calls, 8);
+    assertThat(perDecision).isEqualTo("eval 1.25, get 2.50");
+    assertThat(RedisRoundTrips.withMicros(perDecision, calls, micros))
+        .isEqualTo("eval 1.25, get 2.50; per call: eval 9.9 µs, get 0.2 µs");
   }
 
   /** A Bucket4j clock that never moves. */
