@@ -13,14 +13,16 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Prints the Markdown table of {@link RedisLimiterBenchmark}'s JSON result ({@code -rf json}): for
- * each limit and thread count, both libraries' decisions per second (the best measured iteration,
- * as everywhere in docs/BENCHMARKS.md, and the mean), their ratio, and the p50 and p99 of the
- * sampled decision times, with the goals: at least twice Bucket4j's throughput with 8 threads on
- * the hot key, and a p99 of at most 1 ms.
+ * Prints the Markdown table of {@link RedisLimiterBenchmark}'s JSON results ({@code -rf json}), one
+ * file or several (rounds that alternate the libraries): for each limit and thread count, both
+ * libraries' decisions per second (the best measured iteration of all rounds, as everywhere in
+ * docs/BENCHMARKS.md, and the mean of the rounds' means), their ratio, and the p50 and p99 of the
+ * sampled decision times (the lowest of the rounds', since other work on a shared machine only adds
+ * time, and the highest p99 too), with the goals: at least twice Bucket4j's throughput with 8
+ * threads on the hot key, and a p99 of at most 1 ms.
  *
  * <pre>
- * java -cp relent-bench/target/benchmarks.jar dev.relent.bench.RedisLimiterReport redis-limiters.json
+ * java -cp relent-bench/target/benchmarks.jar dev.relent.bench.RedisLimiterReport round-1.json round-2.json
  * </pre>
  */
 public final class RedisLimiterReport {
@@ -47,8 +49,11 @@ public final class RedisLimiterReport {
     System.out.print(report(files));
   }
 
-  /** One benchmark's figures: best and mean throughput, or p50 and p99 in microseconds. */
-  record Figures(double best, double mean, double p50, double p99) {}
+  /**
+   * One benchmark's figures: best and mean throughput, or the lowest p50 and p99 and the highest
+   * p99, in microseconds.
+   */
+  record Figures(double best, double mean, double p50, double p99, double highestP99) {}
 
   /** The table, from the JSON of one or more JMH runs. */
   static String report(List<String> jsons) throws IOException {
@@ -59,7 +64,8 @@ public final class RedisLimiterReport {
         add(result, byCase, rounds);
       }
     }
-    byCase.replaceAll((key, f) -> new Figures(f.best, f.mean / rounds.get(key), f.p50, f.p99));
+    byCase.replaceAll(
+        (key, f) -> new Figures(f.best, f.mean / rounds.get(key), f.p50, f.p99, f.highestP99));
     return table(byCase);
   }
 
@@ -80,18 +86,23 @@ public final class RedisLimiterReport {
       }
       byCase.merge(
           key,
-          new Figures(best, primary.path("score").asDouble(), Double.NaN, Double.NaN),
-          (a, b) -> new Figures(Math.max(a.best, b.best), a.mean + b.mean, a.p50, a.p99));
+          new Figures(best, primary.path("score").asDouble(), Double.NaN, Double.NaN, Double.NaN),
+          (a, b) ->
+              new Figures(Math.max(a.best, b.best), a.mean + b.mean, a.p50, a.p99, a.highestP99));
     } else {
       JsonNode percentiles = primary.path("scorePercentiles");
+      double p99 = percentiles.path("99.0").asDouble(Double.NaN);
       byCase.merge(
           key,
           new Figures(
-              Double.NaN,
-              Double.NaN,
-              percentiles.path("50.0").asDouble(Double.NaN),
-              percentiles.path("99.0").asDouble(Double.NaN)),
-          (a, b) -> new Figures(a.best, a.mean, Math.min(a.p50, b.p50), Math.min(a.p99, b.p99)));
+              Double.NaN, Double.NaN, percentiles.path("50.0").asDouble(Double.NaN), p99, p99),
+          (a, b) ->
+              new Figures(
+                  a.best,
+                  a.mean,
+                  Math.min(a.p50, b.p50),
+                  Math.min(a.p99, b.p99),
+                  Math.max(a.highestP99, b.highestP99)));
     }
     rounds.merge(key, 1, Integer::sum);
   }
@@ -100,7 +111,8 @@ public final class RedisLimiterReport {
     StringBuilder out = new StringBuilder();
     out.append(
             "| limit | threads | Relent decisions/s | Bucket4j decisions/s | Relent / Bucket4j"
-                + " (best; mean) | Relent p50 / p99 µs | Bucket4j p50 / p99 µs |\n")
+                + " (best; mean) | Relent p50 / p99 µs (highest p99) | Bucket4j p50 / p99 µs"
+                + " (highest p99) |\n")
         .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     StringBuilder goals = new StringBuilder();
     for (String limit : new String[] {"open", "refusing"}) {
@@ -117,7 +129,7 @@ public final class RedisLimiterReport {
         out.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %d | %,.0f | %,.0f | **%.2f**; %.2f | %.0f / %.0f | %.0f / %.0f |%n",
+                "| %s | %d | %,.0f | %,.0f | **%.2f**; %.2f | %.0f / %.0f (%.0f) | %.0f / %.0f (%.0f) |%n",
                 limit,
                 threads,
                 relent.best,
@@ -126,8 +138,10 @@ public final class RedisLimiterReport {
                 meanRatio,
                 relentTime.p50,
                 relentTime.p99,
+                relentTime.highestP99,
                 bucket4jTime.p50,
-                bucket4jTime.p99));
+                bucket4jTime.p99,
+                bucket4jTime.highestP99));
         if (threads == 8 && limit.equals("open")) {
           goals.append(
               String.format(
@@ -141,12 +155,15 @@ public final class RedisLimiterReport {
         goals.append(
             String.format(
                 Locale.ROOT,
-                "Relent p99, %s, %d thread%s: %.0f µs (goal ≤ 1 ms: %s)%n",
+                "Relent p99, %s, %d thread%s: %.0f µs, highest of the rounds %.0f µs (goal ≤ 1 ms: %s)%n",
                 limit,
                 threads,
                 threads == 1 ? "" : "s",
                 relentTime.p99,
-                relentTime.p99 <= P99_GOAL_MICROS ? "met" : "missed"));
+                relentTime.highestP99,
+                relentTime.highestP99 <= P99_GOAL_MICROS
+                    ? "met"
+                    : relentTime.p99 <= P99_GOAL_MICROS ? "met in the best round only" : "missed"));
       }
     }
     return out.append('\n').append(goals).toString();
