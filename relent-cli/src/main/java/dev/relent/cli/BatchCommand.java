@@ -97,6 +97,25 @@ final class BatchCommand implements Callable<Integer> {
   int concurrency;
 
   @Option(
+      names = "--retry-budget",
+      paramLabel = "RATIO",
+      description =
+          "Retries allowed per first attempt, over a sliding 10 s, plus 10 a second: 0.2 or 20%"
+              + " (0 to 1). A retry over it is not made and the request fails with retry-budget."
+              + " With --shared, one budget for the whole account. Default: none.")
+  String retryBudget;
+
+  @Option(
+      names = "--breaker",
+      paramLabel = "PERCENT",
+      description =
+          "A circuit breaker that opens when PERCENT of the last 100 attempts (at least 20)"
+              + " failed, e.g. 50 or 50%, and stays open 30 s before probing; requests it refuses"
+              + " before any attempt are not-sent (a resumed run sends them). With --shared, one"
+              + " breaker for the whole account. Default: none.")
+  String breaker;
+
+  @Option(
       names = "--scope-by",
       paramLabel = "endpoint|account|header:NAME",
       defaultValue = "endpoint",
@@ -186,6 +205,41 @@ final class BatchCommand implements Callable<Integer> {
 
   private final Redactor redactor = Redactor.ofDefaults();
 
+  /** The retry budget and breaker asked for, checked in {@link #call()}. */
+  private BatchRun.Guards guards = BatchRun.Guards.NONE;
+
+  /**
+   * Reads {@code --retry-budget} (a ratio, 0 to 1, or a percentage) or {@code --breaker} (a
+   * percentage, with or without its sign, above 0 and at most 100).
+   */
+  private static double ratio(CommandLine cli, String option, String given, boolean percent) {
+    String text = given.strip();
+    boolean sign = text.endsWith("%");
+    double value;
+    try {
+      value = Double.parseDouble(sign ? text.substring(0, text.length() - 1).strip() : text);
+    } catch (NumberFormatException e) {
+      value = Double.NaN;
+    }
+    if (percent) {
+      if (!(value > 0 && value <= 100)) {
+        throw new UsageError(
+            cli,
+            option + " must be a failure rate above 0 and at most 100, e.g. 50 or 50%: " + given);
+      }
+      return value;
+    }
+    double ratio = sign ? value / 100 : value;
+    if (!(ratio >= 0 && ratio <= 1)) {
+      throw new UsageError(
+          cli,
+          option
+              + " must be retries per first attempt from 0 to 1, or a percentage, e.g. 0.2 or 20%: "
+              + given);
+    }
+    return ratio;
+  }
+
   @Override
   public Integer call() throws Exception {
     CommandLine cli = spec.commandLine();
@@ -198,6 +252,10 @@ final class BatchCommand implements Callable<Integer> {
     if (batchDeadline != null) {
       UsageError.requirePositive(cli, "--batch-deadline", batchDeadline);
     }
+    guards =
+        new BatchRun.Guards(
+            retryBudget == null ? null : ratio(cli, "--retry-budget", retryBudget, false),
+            breaker == null ? null : ratio(cli, "--breaker", breaker, true));
     HttpScopes scopes;
     try {
       scopes = BatchScopes.parse(scopeBy, routes);
@@ -438,7 +496,8 @@ final class BatchCommand implements Callable<Integer> {
                   retry.timeout,
                   batchDeadline,
                   scopes,
-                  sharing),
+                  sharing,
+                  guards),
               todo,
               scan.requests() - earlier.finished(),
               false,

@@ -1,9 +1,12 @@
 package dev.relent.cli;
 
+import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
+import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
+import dev.relent.guard.RetryBudget;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
@@ -79,6 +82,7 @@ final class BatchRun {
    * @param scopes how each request's scopes are derived, and which one a 429 pauses
    * @param shared where the pacer's schedule is shared with other processes, or null for this
    *     process alone
+   * @param guards the retry budget and circuit breaker asked for, if any
    */
   record Settings(
       Rate rate,
@@ -88,9 +92,10 @@ final class BatchRun {
       Duration attemptTimeout,
       Duration batchDeadline,
       HttpScopes scopes,
-      Shared shared) {
+      Shared shared,
+      Guards guards) {
 
-    /** The settings of a run that paces alone. */
+    /** The settings of a run that paces alone, with no retry budget and no circuit breaker. */
     Settings(
         Rate rate,
         int concurrency,
@@ -99,8 +104,30 @@ final class BatchRun {
         Duration attemptTimeout,
         Duration batchDeadline,
         HttpScopes scopes) {
-      this(rate, concurrency, policy, random, attemptTimeout, batchDeadline, scopes, null);
+      this(
+          rate,
+          concurrency,
+          policy,
+          random,
+          attemptTimeout,
+          batchDeadline,
+          scopes,
+          null,
+          Guards.NONE);
     }
+  }
+
+  /**
+   * The optional guards of a run ({@code --retry-budget}, {@code --breaker}), shared through Redis
+   * with the account's other processes when the run is shared.
+   *
+   * @param retryRatio retries allowed per first attempt over a sliding 10 s, plus 10 a second, or
+   *     null for no budget
+   * @param breakerPercent the failure rate, in percent of the last 100 attempts (at least 20), at
+   *     which the breaker opens for 30 s, or null for no breaker
+   */
+  record Guards(Double retryRatio, Double breakerPercent) {
+    static final Guards NONE = new Guards(null, null);
   }
 
   /**
@@ -216,10 +243,14 @@ final class BatchRun {
             .withPolicy(settings.policy())
             .withExecutor(
                 x ->
-                    x.withPacer(pacer)
-                        .withConcurrencyLimit(
-                            concurrencyLimit(settings.concurrency(), settings.shared()))
-                        .onEvent(events))
+                    guarded(
+                        x.withPacer(pacer)
+                            .withConcurrencyLimit(
+                                concurrencyLimit(settings.concurrency(), settings.shared()))
+                            .onEvent(events),
+                        settings.guards(),
+                        settings.shared(),
+                        time))
             .withScopes(settings.scopes(), registry)
             .withRedactor(redactor)
             .withTime(time)
@@ -271,6 +302,32 @@ final class BatchRun {
         .withMaxConcurrent(concurrency)
         .withState(shared.redis().concurrencyLimitState(shared.pacerName()))
         .build();
+  }
+
+  /**
+   * Adds the retry budget and the circuit breaker of {@code --retry-budget} and {@code --breaker},
+   * each one for the whole account when the run is shared: the fleet's retries stay within the
+   * ratio of the fleet's first attempts, and one breaker opens for every process.
+   */
+  static <R> RelentExecutor.Builder<R> guarded(
+      RelentExecutor.Builder<R> x, Guards guards, Shared shared, TimeSource time) {
+    if (guards.retryRatio() != null) {
+      RetryBudget.Builder budget =
+          RetryBudget.builder().withRatio(guards.retryRatio()).withTime(time);
+      if (shared != null) {
+        budget.withState(shared.redis().retryBudgetState(shared.pacerName()));
+      }
+      x.withRetryBudget(budget.build());
+    }
+    if (guards.breakerPercent() != null) {
+      CircuitBreaker.Builder breaker =
+          CircuitBreaker.builder().withFailureRateThreshold(guards.breakerPercent()).withTime(time);
+      if (shared != null) {
+        breaker.withState(shared.redis().circuitBreakerState(shared.pacerName()));
+      }
+      x.withCircuitBreaker(breaker.build());
+    }
+    return x;
   }
 
   private static HttpClient jdkClient(Duration connectTimeout) {
