@@ -13,6 +13,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -579,8 +580,10 @@ final class BatchCommand implements Callable<Integer> {
                 + "; give the report a file of its own");
       }
     }
+    Path probe = BatchHtml.temporary(htmlFile.toAbsolutePath());
     try {
-      Files.delete(Files.createTempFile(dir, ".relent-report", ".tmp"));
+      Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW).close();
+      Files.delete(probe);
     } catch (IOException e) {
       throw new UsageError(
           cli,

@@ -4,17 +4,21 @@ import dev.relent.sim.Html;
 import dev.relent.sim.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -35,6 +39,9 @@ final class BatchHtml {
   private static final String REQUESTS = "#db2777";
   private static final double[] PERCENTILES = {50, 90, 99, 99.9, 100};
 
+  /** A reference line more than this many times the most starts per second is not drawn. */
+  private static final double OFF_CHART = 5;
+
   private BatchHtml() {}
 
   /**
@@ -45,19 +52,37 @@ final class BatchHtml {
    */
   static void write(Path file, String page) throws IOException {
     Path target = file.toAbsolutePath();
-    Path tmp = Files.createTempFile(target.getParent(), ".relent-report", ".tmp");
+    Path tmp = temporary(target);
     try {
-      Files.writeString(tmp, page, StandardCharsets.UTF_8);
+      Files.writeString(tmp, page, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
       try {
         Files.move(
             tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (java.nio.file.AtomicMoveNotSupportedException e) {
+      } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
     } finally {
       Files.deleteIfExists(tmp);
     }
   }
+
+  /**
+   * A name for the temporary file beside {@code target}: {@code .NAME.PID-N.tmp}. Created with the
+   * default permissions of a new file (as {@code --out} is), unlike {@link Files#createTempFile}'s
+   * owner-only ones.
+   */
+  static Path temporary(Path target) {
+    return target.resolveSibling(
+        "."
+            + target.getFileName()
+            + "."
+            + ProcessHandle.current().pid()
+            + "-"
+            + TEMPORARIES.incrementAndGet()
+            + ".tmp");
+  }
+
+  private static final AtomicLong TEMPORARIES = new AtomicLong();
 
   /**
    * The page.
@@ -139,34 +164,60 @@ final class BatchHtml {
     html.section("Starts");
     LineChart starts =
         new LineChart("chart-starts", "Attempt starts " + per, xLabel, "starts/s").linesOnly();
-    starts.series("starts", STARTS, false, xs, perSecond(v.starts(), w));
+    double[] startRates = perSecond(v.starts(), w);
+    starts.series("starts", STARTS, false, xs, startRates);
+    // A ceiling or a pace far above what was reached would flatten the starts to the axis: such a
+    // line is named in the caption instead of drawn.
+    double most = 0;
+    for (double r : startRates) {
+      most = Math.max(most, r);
+    }
+    double shown = Math.max(1, most) * OFF_CHART;
+    List<String> notDrawn = new ArrayList<>();
+    String caption =
+        "Attempts started in each "
+            + LineChart.label(w)
+            + " s, retries included, as starts per"
+            + " second";
     if (settings.rate() != null) {
-      double[] ceiling = new double[n];
-      java.util.Arrays.fill(ceiling, settings.rate().perSecond());
-      starts.series("--rate " + settings.rate(), CEILING, true, xs, ceiling);
+      double ceiling = settings.rate().perSecond();
+      if (ceiling <= shown) {
+        double[] line = new double[n];
+        Arrays.fill(line, ceiling);
+        starts.series("--rate " + settings.rate(), CEILING, true, xs, line);
+        caption += "; the dashed grey line is the ceiling of --rate";
+      } else {
+        notDrawn.add("the ceiling of --rate (" + Format.number(ceiling) + "/s)");
+      }
     }
     List<Double> px = new ArrayList<>();
     List<Double> py = new ArrayList<>();
+    double fastestPace = 0;
     for (int i = 0; i < n; i++) {
       if (v.paceNanos()[i] > 0) {
         px.add(xs[i]);
         py.add(1e9 / v.paceNanos()[i]);
+        fastestPace = Math.max(fastestPace, 1e9 / v.paceNanos()[i]);
       }
     }
-    if (!px.isEmpty()) {
+    if (px.isEmpty()) {
+      caption += "; the pacer did not pace (no 429 or rate-limit header slowed it)";
+    } else if (fastestPace <= shown) {
       starts.series("pacer's pace", PACE, true, array(px), array(py));
+      caption +=
+          "; the dashed blue line is the pace the pacer had as attempts started (the rate it"
+              + " learned from 429s and rate-limit headers, under the ceiling)";
+    } else {
+      notDrawn.add("the pacer's pace (up to " + Format.number(fastestPace) + "/s)");
     }
-    html.figure(
-        starts,
-        "Attempts started in each "
-            + LineChart.label(w)
-            + " s, retries included, as starts per second"
-            + (settings.rate() != null ? "; the dashed grey line is the ceiling of --rate" : "")
-            + (px.isEmpty()
-                ? "; the pacer did not pace (no 429 or rate-limit header slowed it)"
-                : "; the dashed blue line is the pace the pacer had when attempts started"
-                    + " (the rate it learned from 429s and rate-limit headers)")
-            + ".");
+    if (!notDrawn.isEmpty()) {
+      caption +=
+          "; not drawn, being more than "
+              + LineChart.label(OFF_CHART)
+              + " times the most starts per second: "
+              + String.join(" and ", notDrawn);
+    }
+    html.figure(starts, caption + ".");
 
     html.section("Outcomes");
     LineChart outcomes =
@@ -186,7 +237,10 @@ final class BatchHtml {
             + LineChart.label(w)
             + " s, by how they ended: "
             + String.join(", ", kindTotals(v))
-            + " (no answer: a network fault or a timeout).");
+            + (v.byKind()[BatchReport.Kind.NO_ANSWER.ordinal()] > 0
+                ? " (no answer: a network fault or a timeout)"
+                : "")
+            + ".");
     html.table("table-attempts", List.of("attempts that ended with", "attempts"), kindRows);
     html.table("table-results", List.of("requests that ended", "requests"), results(counts));
 

@@ -218,6 +218,40 @@ class BatchHtmlReportTest {
   }
 
   @Test
+  void theReportIsAFileLikeTheResults() throws IOException {
+    assertThat(Files.getPosixFilePermissions(report))
+        .isEqualTo(Files.getPosixFilePermissions(dir.resolve("out.jsonl")));
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(f -> f.getFileName().toString())).noneMatch(f -> f.endsWith(".tmp"));
+    }
+  }
+
+  @Test
+  void aCeilingFarAboveTheStartsIsNamedInsteadOfDrawn() throws IOException {
+    try (MockServer fast =
+        MockServer.start(
+            Scenario.parse("{\"routes\": [{\"path\": \"/items/*\", \"steps\": [{}]}]}"))) {
+      Path in = dir.resolve("fast.jsonl");
+      Files.write(in, BatchCommandTest.reads(fast, "/items/", 3), StandardCharsets.UTF_8);
+      Path page = dir.resolve("fast.html");
+
+      CliRun ran =
+          BatchCommandTest.batch(
+              "batch", in.toString(), "--rate", "1000000/s", "--html", page.toString());
+
+      assertThat(ran.exitCode()).as(ran.err()).isZero();
+      String text = Files.readString(page, StandardCharsets.UTF_8);
+      assertThat(svg(text, "chart-starts"))
+          .contains("data-series=\"starts\"")
+          .doesNotContain("data-series=\"--rate");
+      assertThat(text)
+          .contains(
+              "not drawn, being more than 5 times the most starts per second: the ceiling of"
+                  + " --rate (1000000/s)");
+    }
+  }
+
+  @Test
   void aStoppedRunWritesItsReportToo() throws IOException {
     try (MockServer quota =
         MockServer.start(
