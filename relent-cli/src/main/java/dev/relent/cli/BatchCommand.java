@@ -13,6 +13,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +71,10 @@ import picocli.CommandLine.Parameters;
       "",
       "Scopes: a 429 with a wait pauses its scope (--scope-by), not the whole queue; the"
           + " summary shows each scope paused, until when and by which request.",
+      "",
+      "Report: --html report.html writes a page to open in a browser once the run ends: the"
+          + " rate, the outcomes and the attempts in flight over time, latency percentiles, the"
+          + " slowest and the failed requests.",
       "",
       "Example: relent batch payments.jsonl --rate 90/min --concurrency 4 --journal"
           + " payments.journal --out results.jsonl"
@@ -178,6 +183,16 @@ final class BatchCommand implements Callable<Integer> {
   Path outFile;
 
   @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description =
+          "After the run, also after a stop, write a self-contained HTML report: starts per second"
+              + " against the rate, 429s and other outcomes over time, attempts in flight, latency"
+              + " percentiles, the slowest and the failed requests with their attempts. URLs are"
+              + " redacted, headers left out. Default: none.")
+  Path htmlFile;
+
+  @Option(
       names = "--strict",
       description = "Refuse the whole input when a line is bad (exit 2), instead of skipping it.")
   boolean strict;
@@ -281,6 +296,7 @@ final class BatchCommand implements Callable<Integer> {
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
+    checkReportFile(cli);
 
     // First pass: every line checked, bad ones reported as found; nothing kept per request.
     BatchInput.Scan scan;
@@ -506,6 +522,11 @@ final class BatchCommand implements Callable<Integer> {
               ticker,
               clock,
               redactor);
+      BatchReport report = null;
+      if (htmlFile != null) {
+        report = new BatchReport(run.timeline()::origin, () -> run.pacer().interval().toNanos());
+        run.report(report);
+      }
       BatchDisplay.Live live =
           new BatchDisplay.Live(run, err, progress, lineEvery, "relent batch: ");
       CountDownLatch ended = new CountDownLatch(1);
@@ -555,6 +576,10 @@ final class BatchCommand implements Callable<Integer> {
                       : "send them after the reset (with --journal, the same command would resume)"));
         }
         out.flush();
+        if (report != null) {
+          report.finish(ticker.read());
+          code = writeReport(err, run, report, earlier.finished(), code);
+        }
         if (code != ExitCodes.OK) {
           err.println(
               "relent batch: " + closing(run, code, journal != null, earlier.failedCount()));
@@ -576,6 +601,89 @@ final class BatchCommand implements Callable<Integer> {
       if (results != null) {
         results.close();
       }
+    }
+  }
+
+  /**
+   * Checks, before anything is sent, that the report of {@code --html} can be written where it is
+   * asked for: in a directory that exists and takes a new file (the report is written to a
+   * temporary file there, then moved into place), not over the input, the journal or the results.
+   */
+  private void checkReportFile(CommandLine cli) {
+    if (htmlFile == null) {
+      return;
+    }
+    Path dir = htmlFile.toAbsolutePath().getParent();
+    if (Files.isDirectory(htmlFile)) {
+      throw new UsageError(
+          cli, "--html " + htmlFile + ": is a directory; give a file name, e.g. report.html");
+    }
+    if (dir == null || !Files.isDirectory(dir)) {
+      throw new UsageError(
+          cli,
+          "--html "
+              + htmlFile
+              + ": the directory "
+              + dir
+              + (dir != null && Files.exists(dir) ? " is not a directory" : " does not exist")
+              + "; create it first, or give a file in an existing directory");
+    }
+    for (Path other : new Path[] {input, journalFile, outFile}) {
+      if (other != null && sameFile(htmlFile, other)) {
+        throw new UsageError(
+            cli,
+            "--html "
+                + htmlFile
+                + " is also "
+                + (other == input ? "the input" : other == journalFile ? "--journal" : "--out")
+                + "; give the report a file of its own");
+      }
+    }
+    Path probe = BatchHtml.temporary(htmlFile.toAbsolutePath());
+    try {
+      Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW).close();
+      Files.delete(probe);
+    } catch (IOException e) {
+      throw new UsageError(
+          cli,
+          "--html "
+              + htmlFile
+              + ": cannot write in "
+              + dir
+              + " ("
+              + (e instanceof AccessDeniedException ? "permission denied" : e.getMessage())
+              + "); give a file in a directory you can write");
+    }
+  }
+
+  /**
+   * Writes the report of {@code --html}, after the journal and the results are complete: a report
+   * that cannot be written says so on stderr and makes an exit code of 0 a 1; it changes nothing
+   * else.
+   */
+  private int writeReport(
+      PrintWriter err, BatchRun run, BatchReport report, int earlier, int code) {
+    try {
+      BatchHtml.write(
+          htmlFile,
+          BatchHtml.page(
+              String.valueOf(input.getFileName()),
+              run,
+              report,
+              earlier,
+              Instant.ofEpochMilli(clock.millis())));
+      err.println("relent batch: report written to " + htmlFile);
+      return code;
+    } catch (IOException | RuntimeException e) {
+      err.println(
+          "relent batch: cannot write the report "
+              + htmlFile
+              + ": "
+              + redactor.text(String.valueOf(e.getMessage()))
+              + (journalFile != null || outFile != null
+                  ? "; the journal and the results are complete"
+                  : ""));
+      return code == ExitCodes.OK ? ExitCodes.ERROR : code;
     }
   }
 

@@ -30,6 +30,7 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
   private final Redactor redactor;
   private final BiConsumer<Instant, String> quotaExhausted;
   private HttpOutcomes<HttpResponse<?>> outcomes;
+  private volatile BatchReport report;
 
   /**
    * @param quotaExhausted told the reset time (or null) and what said so, when an answer's
@@ -53,6 +54,11 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
     this.outcomes = outcomes;
   }
 
+  /** Also tells {@code report} of every attempt's start and end ({@code --html}). */
+  void report(BatchReport report) {
+    this.report = report;
+  }
+
   /** The listener for one request's attempts, as each ends. */
   Consumer<AttemptRecord> attempts(BatchRecorder.Job job) {
     return record -> recorder.attempted(job, record);
@@ -63,12 +69,27 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
   public void onEvent(RelentEvent<HttpResponse<?>> event) {
     switch (event.type()) {
       case ATTEMPT_STARTED:
-        timeline.attemptStarted(ticker.read());
-        break;
+        {
+          long now = ticker.read();
+          timeline.attemptStarted(now);
+          BatchReport r = report;
+          if (r != null) {
+            r.attemptStarted(now);
+          }
+          break;
+        }
       case ATTEMPT:
-        timeline.attemptEnded(event.attemptDuration().orElseThrow().toNanos());
-        attemptEnded(event);
-        break;
+        {
+          long duration = event.attemptDuration().orElseThrow().toNanos();
+          timeline.attemptEnded(duration);
+          BatchReport r = report;
+          if (r != null) {
+            HttpResponse<?> response = event.result().orElse(null);
+            r.attemptEnded(ticker.read(), duration, response == null ? -1 : response.statusCode());
+          }
+          attemptEnded(event);
+          break;
+        }
       default:
         break;
     }

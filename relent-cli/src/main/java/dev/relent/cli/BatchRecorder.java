@@ -187,6 +187,7 @@ final class BatchRecorder {
   private final Redactor redactor;
   private final BatchTimeline timeline;
   private final BiConsumer<BatchRun.Stop, String> stop;
+  private volatile BatchReport report;
 
   /**
    * @param journal the journal, or null
@@ -213,6 +214,11 @@ final class BatchRecorder {
 
   Counts counts() {
     return counts;
+  }
+
+  /** Also tells {@code report} how each request ended ({@code --html}). */
+  void report(BatchReport report) {
+    this.report = report;
   }
 
   /** Marks a request's turn: its elapsed time starts now. */
@@ -349,6 +355,10 @@ final class BatchRecorder {
     job.item = item;
     timeline.ended(item);
     counts.add(item);
+    BatchReport r = report;
+    if (r != null) {
+      r.ended(job, item);
+    }
     if (journal != null) {
       try {
         if (durable) {

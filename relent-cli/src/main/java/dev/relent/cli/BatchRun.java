@@ -556,6 +556,12 @@ final class BatchRun {
     }
   }
 
+  /** Collects what {@code --html} draws, as the run goes; call before {@link #run()}. */
+  void report(BatchReport report) {
+    events.report(report);
+    recorder.report(report);
+  }
+
   /** Every request's record, for a run made to keep them; empty otherwise. */
   List<BatchRecorder.Job> jobs() {
     return kept == null ? List.of() : List.copyOf(kept);

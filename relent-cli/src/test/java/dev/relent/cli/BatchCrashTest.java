@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -200,7 +202,10 @@ class BatchCrashTest {
   @Test
   void sigtermStopsGracefullyWithTheJournalFlushedAndTheRestResumes() throws Exception {
     try (MockServer server = MockServer.start(Scenario.parse(SCENARIO))) {
-      String[] args = args(input(server));
+      Path report = dir.resolve("report.html");
+      String[] args =
+          Stream.concat(Arrays.stream(args(input(server))), Stream.of("--html", report.toString()))
+              .toArray(String[]::new);
       Process p = child(args);
       awaitResults(p, 4);
       p.destroy();
@@ -221,6 +226,12 @@ class BatchCrashTest {
       assertThat(end.get("rec").asText()).isEqualTo("end");
       assertThat(end.get("stopped").asText()).isEqualTo("interrupted");
       assertThat(end.get("exit_code").asInt()).isEqualTo(ExitCodes.DEADLINE);
+      // the report of the stopped run was written before the process ended
+      assertThat(Files.readString(report))
+          .contains("<strong>Stopped:</strong> interrupted: the process was asked to stop")
+          .contains("<table id=\"table-results\">");
+      assertThat(Files.readString(dir.resolve("child.err")))
+          .contains("relent batch: report written to " + report);
 
       CliRun again = BatchCommandTest.batch(args);
 

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code relent batch} keeps nothing per request once it has ended: 20 000 requests, journaled, run
  * in a JVM of its own with a 32 MiB heap (13.6 kB a request would need 272 MB), and the resume
- * reads the journal of 20 000 records in the same heap. Not a timed test: it checks that the run
- * completes and that every id appears once in the results.
+ * reads the journal of 20 000 records in the same heap; the HTML report's collectors ({@code
+ * --html}) run along. Not a timed test: it checks that the run completes and that every id appears
+ * once in the results.
  */
 class BatchMemoryTest {
   static final int REQUESTS = 20_000;
@@ -71,13 +72,19 @@ class BatchMemoryTest {
         "--journal",
         journal.toString(),
         "--out",
-        results.toString()
+        results.toString(),
+        "--html",
+        dir.resolve("report.html").toString()
       };
 
       Result first = relent(args);
       assertThat(first.exitCode()).as(first.err()).isZero();
       assertThat(first.out()).contains(REQUESTS + " requests in").contains(REQUESTS + " succeeded");
       assertThat(idsOf(results)).hasSize(REQUESTS);
+      // the report's collectors are bounded too: every request counted, in the same heap
+      assertThat(Files.readString(dir.resolve("report.html")))
+          .contains(REQUESTS + " requests in ")
+          .contains("<tr><td>2xx/3xx</td><td>" + REQUESTS + "</td></tr>");
 
       Result resumed = relent(args);
       assertThat(resumed.exitCode()).as(resumed.err()).isZero();

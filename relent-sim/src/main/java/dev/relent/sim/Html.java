@@ -1,12 +1,16 @@
 package dev.relent.sim;
 
+import java.util.List;
+
 /**
  * The one writer of the simulator's HTML reports: every model's page is built from these parts
  * (heading and reproduce line, headline cards, sections with charts and captions, tables, the
  * conclusion, lists) under one style sheet. The page is self-contained: inline CSS, inline SVG, no
- * script, nothing fetched. Mutable and not thread-safe; build one page per instance.
+ * script, nothing fetched. Public so that Relent's other reports ({@code relent batch --html})
+ * share the simulator's page and charts ({@link LineChart}); not meant as a general HTML library.
+ * Mutable and not thread-safe; build one page per instance.
  */
-final class Html {
+public final class Html {
 
   private static final String STYLE =
       "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
@@ -37,6 +41,17 @@ final class Html {
   private final StringBuilder body = new StringBuilder();
 
   /**
+   * Starts a page with its heading and lead paragraph.
+   *
+   * @param heading the page's heading (plain text)
+   * @param lead the lead paragraph (HTML)
+   */
+  public Html(String heading, String lead) {
+    body.append("<h1>").append(escape(heading)).append("</h1>\n");
+    paragraph("lead", lead);
+  }
+
+  /**
    * Starts a report with what every model's report opens with: the heading, the lead paragraph, and
    * a line saying what the numbers are means of and how to reproduce them.
    *
@@ -46,8 +61,7 @@ final class Html {
    * @param perWhat what each mean stands for, such as {@code " per point"}, or empty
    */
   Html(String heading, String lead, AbstractResult<?, ?> result, String perWhat) {
-    body.append("<h1>").append(escape(heading)).append("</h1>\n");
-    paragraph("lead", lead);
+    this(heading, lead);
     paragraph(
         "meta",
         "Mean of "
@@ -70,7 +84,7 @@ final class Html {
    * @param cards value, what it means, value, what it means, ... (plain text)
    * @return this
    */
-  Html headline(String... cards) {
+  public Html headline(String... cards) {
     body.append("<div class=\"headline\">\n");
     for (int i = 0; i < cards.length; i += 2) {
       body.append("<div class=\"card\"><div class=\"value\">")
@@ -83,16 +97,38 @@ final class Html {
     return this;
   }
 
-  /** Adds a section heading (plain text). */
-  Html section(String title) {
+  /**
+   * Adds a section heading.
+   *
+   * @param title the heading (plain text)
+   * @return this
+   */
+  public Html section(String title) {
     body.append("<h2>").append(escape(title)).append("</h2>\n");
     return this;
   }
 
-  /** Adds a chart and its caption (plain text): what it shows. */
-  Html figure(LineChart chart, String caption) {
+  /**
+   * Adds a chart and its caption: what it shows.
+   *
+   * @param chart the chart
+   * @param caption the caption (plain text)
+   * @return this
+   */
+  public Html figure(LineChart chart, String caption) {
+    return figure(chart.svg(), caption);
+  }
+
+  /**
+   * Adds a figure drawn by another writer, and its caption.
+   *
+   * @param svg an {@code <svg>} element, whose text is already escaped
+   * @param caption the caption (plain text)
+   * @return this
+   */
+  public Html figure(String svg, String caption) {
     body.append("<figure>\n")
-        .append(chart.svg())
+        .append(svg)
         .append("<figcaption>")
         .append(escape(caption))
         .append("</figcaption>\n</figure>\n");
@@ -105,8 +141,33 @@ final class Html {
     return this;
   }
 
-  /** Adds a paragraph (HTML) of the given class, or of none if {@code cssClass} is null. */
-  Html paragraph(String cssClass, String html) {
+  /**
+   * Adds a table of text cells: the first column left-aligned, the others right-aligned.
+   *
+   * @param id the table's id, for links and tests
+   * @param header the column headings (plain text)
+   * @param rows the lines, each as many cells as {@code header} (plain text)
+   * @return this
+   * @throws IllegalArgumentException if a line has another number of cells
+   */
+  public Html table(String id, List<String> header, List<List<String>> rows) {
+    for (List<String> row : rows) {
+      if (row.size() != header.size()) {
+        throw new IllegalArgumentException(
+            "each row needs " + header.size() + " cells: " + row.size() + " in " + row);
+      }
+    }
+    return table(id, Table.ofCells(header, rows));
+  }
+
+  /**
+   * Adds a paragraph.
+   *
+   * @param cssClass the paragraph's class, or null for none
+   * @param html its content (HTML)
+   * @return this
+   */
+  public Html paragraph(String cssClass, String html) {
     body.append(cssClass == null ? "<p>" : "<p class=\"" + cssClass + "\">")
         .append(html)
         .append("</p>\n");
@@ -137,7 +198,7 @@ final class Html {
    * @param title the page's title (plain text)
    * @return the document
    */
-  String page(String title) {
+  public String page(String title) {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
         + escape(title)
@@ -148,8 +209,13 @@ final class Html {
         + "</main>\n</body>\n</html>\n";
   }
 
-  /** Escapes text for HTML content and attribute values. */
-  static String escape(String s) {
+  /**
+   * Escapes text for HTML content and attribute values.
+   *
+   * @param s the text
+   * @return the text with {@code & < > " '} escaped
+   */
+  public static String escape(String s) {
     StringBuilder sb = new StringBuilder(s.length());
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -11,9 +11,10 @@ import java.util.Objects;
  *
  * <p>Every series is a {@code <path class="series" data-series="name">} whose points also appear as
  * {@code data-points} text, so that a test can check in the rendered DOM that the data made it into
- * the picture. Mutable and not thread-safe; {@link #svg()} may be called repeatedly.
+ * the picture. Public so that Relent's other reports ({@code relent batch --html}) draw with the
+ * simulator's charts. Mutable and not thread-safe; {@link #svg()} may be called repeatedly.
  */
-final class LineChart {
+public final class LineChart {
   private static final int WIDTH = 760;
   private static final int HEIGHT = 380;
   private static final int LEFT = 70;
@@ -45,7 +46,7 @@ final class LineChart {
    * @param xLabel the x axis label, with its unit
    * @param yLabel the y axis label, with its unit
    */
-  LineChart(String id, String title, String xLabel, String yLabel) {
+  public LineChart(String id, String title, String xLabel, String yLabel) {
     this.id = Objects.requireNonNull(id, "id cannot be null");
     this.title = Objects.requireNonNull(title, "title cannot be null");
     this.xLabel = Objects.requireNonNull(xLabel, "xLabel cannot be null");
@@ -57,7 +58,7 @@ final class LineChart {
    *
    * @return this chart
    */
-  LineChart logY() {
+  public LineChart logY() {
     this.logY = true;
     return this;
   }
@@ -67,7 +68,7 @@ final class LineChart {
    *
    * @return this chart
    */
-  LineChart linesOnly() {
+  public LineChart linesOnly() {
     this.points = false;
     return this;
   }
@@ -83,7 +84,7 @@ final class LineChart {
    * @return this chart
    * @throws IllegalArgumentException if the lengths differ
    */
-  LineChart series(String name, String color, boolean dashed, double[] xs, double[] ys) {
+  public LineChart series(String name, String color, boolean dashed, double[] xs, double[] ys) {
     if (xs.length != ys.length) {
       throw new IllegalArgumentException(
           "xs and ys must have the same length: " + xs.length + " and " + ys.length);
@@ -112,7 +113,7 @@ final class LineChart {
    * @param label shown at its top
    * @return this chart
    */
-  LineChart span(double from, double to, String label) {
+  public LineChart span(double from, double to, String label) {
     spans.add(new double[] {from, to});
     spanLabels.add(label);
     return this;
@@ -125,7 +126,7 @@ final class LineChart {
    * @param label shown next to it
    * @return this chart
    */
-  LineChart marker(double x, String label) {
+  public LineChart marker(double x, String label) {
     markers.add(x);
     markerLabels.add(label);
     return this;
@@ -136,7 +137,7 @@ final class LineChart {
    *
    * @return an {@code <svg>} element
    */
-  String svg() {
+  public String svg() {
     double xMin = Double.POSITIVE_INFINITY;
     double xMax = Double.NEGATIVE_INFINITY;
     double yMin = logY ? Double.POSITIVE_INFINITY : 0;
@@ -370,8 +371,15 @@ final class LineChart {
         .append("</text>\n");
   }
 
-  /** Round ticks (1, 2 or 5 times a power of ten) covering [lo, hi], five to ten of them. */
-  static double[] ticks(double lo, double hi) {
+  /**
+   * Returns round ticks (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi], five to ten of
+   * them, as the axes use.
+   *
+   * @param lo the smallest value to cover
+   * @param hi the largest value to cover, more than {@code lo}
+   * @return the ticks, ascending
+   */
+  public static double[] ticks(double lo, double hi) {
     double span = hi - lo;
     double raw = span / 6;
     double magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -402,7 +410,7 @@ final class LineChart {
    * @param v the number
    * @return its label
    */
-  static String label(double v) {
+  public static String label(double v) {
     if (Math.abs(v) >= 10_000 && v % 1000 == 0) {
       return String.format(Locale.ROOT, "%dk", (long) (v / 1000));
     }

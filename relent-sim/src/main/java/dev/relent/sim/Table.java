@@ -21,6 +21,11 @@ final class Table {
     this.rows = List.copyOf(rows);
   }
 
+  /** A table of the given cells. */
+  static Table ofCells(List<String> header, List<List<String>> rows) {
+    return new Table(header, rows.stream().map(List::copyOf).toList());
+  }
+
   /** One line per row, one column per metric that the tables show, in the metrics' order. */
   static <R> Table of(List<Metric<R>> metrics, List<R> rows) {
     return view(metrics, rows, Metric::inTable, Metric::header, Metric::cell);

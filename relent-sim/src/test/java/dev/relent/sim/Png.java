@@ -11,16 +11,19 @@ import java.util.zip.Inflater;
 
 /**
  * A minimal PNG reader for the screenshots Chromium writes: 8-bit RGB or RGBA, not interlaced. Its
- * own code so that the test needs nothing beyond {@code java.base} (no {@code java.desktop}).
+ * own code so that the test needs nothing beyond {@code java.base} (no {@code java.desktop}). In
+ * the test-jar, for relent-cli's report test too.
  */
-record Png(int width, int height, int[] pixels) {
+public record Png(int width, int height, int[] pixels) {
   private static final byte[] SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
-  int rgb(int x, int y) {
+  /** The pixel at (x, y) as 0xRRGGBB. */
+  public int rgb(int x, int y) {
     return pixels[y * width + x];
   }
 
-  static Png read(Path file) throws IOException {
+  /** Reads a PNG file. */
+  public static Png read(Path file) throws IOException {
     ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file));
     byte[] signature = new byte[8];
     in.get(signature);

@@ -1,7 +1,6 @@
 package dev.relent.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,8 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the series in their colors. Fails, never skips, when Chromium is missing.
  */
 class ReportRenderingTest {
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-
   @TempDir static Path dir;
 
   private static ModelResult contention;
@@ -134,9 +130,8 @@ class ReportRenderingTest {
   private static void assertPainted(ModelResult result, Map<String, Integer> colors)
       throws Exception {
     Path html = write(result);
-    Path png = dir.resolve(result.model() + ".png");
-    chromium("--window-size=1100,2600", "--hide-scrollbars", "--screenshot=" + png, html);
-    Png image = Png.read(png);
+    Png image =
+        new Chromium(dir).screenshot(html, 1100, 2600, dir.resolve(result.model() + ".png"));
     assertThat(image.width()).as("screenshot width").isEqualTo(1100);
     Set<Integer> distinct = new HashSet<>();
     int[] counts = new int[colors.size()];
@@ -166,65 +161,12 @@ class ReportRenderingTest {
   }
 
   private static String dumpDom(ModelResult result) throws Exception {
-    Path html = write(result);
-    Path out = chromium("--dump-dom", html);
-    String dom = Files.readString(out, StandardCharsets.UTF_8);
-    assertThat(dom).as("Chromium's DOM of %s", html).contains("</html>");
-    return dom;
+    return new Chromium(dir).dumpDom(write(result));
   }
 
   private static Path write(ModelResult result) throws IOException {
     Path html = dir.resolve(result.model() + ".html");
     Files.writeString(html, result.html(), StandardCharsets.UTF_8);
     return html;
-  }
-
-  /** Runs headless Chromium on a file and returns the file holding what it printed. */
-  private static Path chromium(String flag, Path html) throws Exception {
-    return chromium(flag, null, null, html);
-  }
-
-  private static Path chromium(String a, String b, String c, Path html) throws Exception {
-    if (!Files.isExecutable(CHROMIUM)) {
-      fail(
-          CHROMIUM
-              + " is missing: the HTML report is tested in real headless Chromium."
-              + " Install it with scripts/ensure-chromium.sh (Debian's chromium package).");
-    }
-    Path profile = Files.createTempDirectory(dir, "chromium-profile");
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                CHROMIUM.toString(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--user-data-dir=" + profile));
-    for (String flag : new String[] {a, b, c}) {
-      if (flag != null) {
-        command.add(flag);
-      }
-    }
-    command.add(html.toUri().toString());
-    Path out = Files.createTempFile(dir, "chromium", ".out");
-    Path err = Files.createTempFile(dir, "chromium", ".err");
-    Process p =
-        new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("Chromium did not finish within 120 s: " + command);
-    }
-    assertThat(p.exitValue())
-        .as("Chromium's exit code; it said: %s", Files.readString(err))
-        .isZero();
-    return out;
   }
 }
