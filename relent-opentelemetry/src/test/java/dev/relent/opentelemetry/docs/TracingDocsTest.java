@@ -11,6 +11,7 @@ import dev.relent.mockserver.Step;
 import dev.relent.opentelemetry.RelentTracing;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
+import dev.relent.testing.docs.DocSnippets;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
