@@ -3,6 +3,8 @@ package dev.relent.spring;
 import dev.relent.opentelemetry.RelentTracing;
 import dev.relent.time.TimeSource;
 import io.opentelemetry.api.OpenTelemetry;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -10,9 +12,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -43,6 +49,7 @@ public class RelentAutoConfiguration {
    * The named clients, built and checked at start-up.
    *
    * @param properties the bound properties
+   * @param environment where {@code relent.defaults} and each client's keys are bound from
    * @param time a time source bean, if any
    * @param customizers every customizer bean, in order
    * @return the clients
@@ -51,10 +58,33 @@ public class RelentAutoConfiguration {
   @ConditionalOnMissingBean
   public RelentClients relentClients(
       RelentProperties properties,
+      Environment environment,
       ObjectProvider<TimeSource> time,
       ObjectProvider<RelentClientCustomizer> customizers) {
+    TimeSource source = time.getIfAvailable(TimeSource::system);
+    RelentClient.checkDefaults(properties.getDefaults(), source);
     return new RelentClients(
-        properties, time.getIfAvailable(TimeSource::system), customizers.orderedStream().toList());
+        withDefaults(properties, Binder.get(environment)),
+        source,
+        customizers.orderedStream().toList());
+  }
+
+  /**
+   * Each client as {@code relent.defaults} and then its own keys set it: both are bound onto one
+   * new instance, so that a key the client leaves out keeps the default's value.
+   */
+  static RelentProperties withDefaults(RelentProperties properties, Binder binder) {
+    Map<String, RelentProperties.Client> resolved = new LinkedHashMap<>();
+    ConfigurationPropertyName clients = ConfigurationPropertyName.of("relent.clients");
+    for (Map.Entry<String, RelentProperties.Client> e : properties.getClients().entrySet()) {
+      RelentProperties.Client client = new RelentProperties.Client();
+      binder.bind("relent.defaults", Bindable.ofInstance(client));
+      binder.bind(clients.append("[" + e.getKey() + "]"), Bindable.ofInstance(client));
+      resolved.put(e.getKey(), client);
+    }
+    RelentProperties effective = new RelentProperties();
+    effective.setClients(resolved);
+    return effective;
   }
 
   /** RestClient and RestTemplate, with Spring Web. */

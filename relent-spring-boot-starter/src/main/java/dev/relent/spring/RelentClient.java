@@ -44,11 +44,12 @@ public final class RelentClient {
 
   private RelentClient(
       String name,
+      String prefix,
       RelentProperties.Client p,
       TimeSource time,
       List<RelentClientCustomizer> customizers) {
     this.name = name;
-    this.prefix = "relent.clients." + name + ".";
+    this.prefix = prefix;
     this.time = time;
     this.customizers = List.copyOf(customizers);
     this.baseUrl = p.getBaseUrl() == null ? null : baseUrl(p.getBaseUrl());
@@ -111,7 +112,14 @@ public final class RelentClient {
       throw new RelentPropertyException(
           "relent.clients", "\"" + name + "\"", "a client's name cannot be blank", null);
     }
-    return new RelentClient(name, properties, time, customizers);
+    return new RelentClient(name, "relent.clients." + name + ".", properties, time, customizers);
+  }
+
+  /**
+   * Checks the settings every client starts from, naming {@code relent.defaults.*} in a refusal.
+   */
+  static void checkDefaults(RelentProperties.Client defaults, TimeSource time) {
+    new RelentClient("defaults", "relent.defaults.", defaults, time, List.of());
   }
 
   private URI baseUrl(String value) {

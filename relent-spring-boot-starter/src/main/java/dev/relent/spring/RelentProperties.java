@@ -9,9 +9,10 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code relent.*} properties: one entry under {@code relent.clients} per named client. Every
- * setting has Relent's own default; an unknown key under {@code relent} fails start-up, naming the
- * key, and so does a bad value, naming the property and what is allowed.
+ * The {@code relent.*} properties: one entry under {@code relent.clients} per named client, each
+ * starting from {@code relent.defaults}. Every setting has Relent's own default; an unknown key
+ * under {@code relent} fails start-up, naming the key, and so does a bad value, naming the property
+ * and what is allowed.
  *
  * <pre>
  * relent.clients.payments.base-url=https://api.example.com
@@ -22,8 +23,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "relent", ignoreUnknownFields = false)
 public class RelentProperties {
-  /** The named clients, each with its own executor and guards. */
+  /**
+   * The named clients, each with its own policy and guards; every key of relent.defaults may be set
+   * per client (relent.clients.payments.max-retries) and overrides the default.
+   */
   private Map<String, Client> clients = new LinkedHashMap<>();
+
+  /** What every named client starts from; its own keys under relent.clients.NAME override these. */
+  private final Client defaults = new Client();
 
   /** Creates the properties with no client. */
   public RelentProperties() {}
@@ -35,6 +42,15 @@ public class RelentProperties {
    */
   public Map<String, Client> getClients() {
     return clients;
+  }
+
+  /**
+   * Returns the settings every client starts from.
+   *
+   * @return the defaults, mutable
+   */
+  public Client getDefaults() {
+    return defaults;
   }
 
   /**

@@ -82,6 +82,44 @@ class RelentAutoConfigurationTest {
   }
 
   @Test
+  void everyClientStartsFromTheDefaultsAndOverridesThem() {
+    runner
+        .withPropertyValues(
+            "relent.defaults.max-retries=2",
+            "relent.defaults.breaker.enabled=true",
+            "relent.defaults.scopes.routes=/v1/items/{id}",
+            "relent.clients.a.base-url=https://a.example.com",
+            "relent.clients.b.base-url=https://b.example.com",
+            "relent.clients.b.max-retries=7",
+            "relent.clients.b.breaker.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              RelentClients clients = context.getBean(RelentClients.class);
+              assertThat(clients.client("a").policy().config().maxRetries()).isEqualTo(2);
+              assertThat(clients.client("a").circuitBreaker()).isPresent();
+              assertThat(clients.client("a").registry()).isPresent();
+              assertThat(clients.client("b").policy().config().maxRetries()).isEqualTo(7);
+              assertThat(clients.client("b").circuitBreaker()).isEmpty();
+              assertThat(clients.client("b").registry()).isPresent();
+            });
+  }
+
+  @Test
+  void aRefusedDefaultFailsStartUpNamingIt() {
+    runner
+        .withPropertyValues(
+            "relent.defaults.max-retries=-2", "relent.clients.a.base-url=https://a.example.com")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .isInstanceOf(RelentPropertyException.class)
+                  .hasMessageStartingWith("relent.defaults.max-retries: -2 is refused");
+            });
+  }
+
+  @Test
   void aRefusedValueFailsStartUpNamingTheProperty() {
     assertRefused(
         "relent.clients.payments.max-retries=-1",
