@@ -65,7 +65,9 @@ class ObservabilityTest {
         .run(
             context -> {
               MeterRegistry registry = context.getBean(MeterRegistry.class);
-              context.getBean(RelentClientMetrics.class).bindTo(registry); // Boot's post-processor does this in an application
+              context
+                  .getBean(RelentClientMetrics.class)
+                  .bindTo(registry); // Boot's post-processor does this in an application
 
               String body =
                   context
@@ -132,7 +134,8 @@ class ObservabilityTest {
               Health paused = health.health();
               assertThat(paused.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
               @SuppressWarnings("unchecked")
-              Map<String, Object> detail = (Map<String, Object>) paused.getDetails().get("payments");
+              Map<String, Object> detail =
+                  (Map<String, Object>) paused.getDetails().get("payments");
               assertThat(detail).containsEntry("status", "OUT_OF_SERVICE");
               assertThat(detail.get("pausedScopes").toString())
                   .contains("account 127.0.0.1")

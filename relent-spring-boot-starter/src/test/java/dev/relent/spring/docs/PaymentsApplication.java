@@ -16,8 +16,7 @@ public class PaymentsApplication {
 
   @Bean
   RestClient payments(RelentRestClients relent) {
-    return relent.restClient(
-        "payments"); // base URL, retries, keys, guards: relent.clients.payments
+    return relent.restClient("payments"); // set by relent.clients.payments.*
   }
 }
 // --- end

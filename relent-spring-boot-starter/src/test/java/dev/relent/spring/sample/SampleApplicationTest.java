@@ -7,6 +7,7 @@ import com.jayway.jsonpath.JsonPath;
 import dev.relent.RelentException;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
+import dev.relent.spring.RelentRestClients;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
 import dev.relent.time.TimeSource;
@@ -37,6 +38,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -83,6 +85,8 @@ class SampleApplicationTest {
 
   @Autowired MeterRegistry meters;
 
+  @Autowired RelentRestClients relent;
+
   @LocalServerPort int port;
 
   @Test
@@ -99,6 +103,16 @@ class SampleApplicationTest {
                 .counter()
                 .count())
         .isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  void aRestTemplateOfTheClientRetriesA503() {
+    RestTemplate template = relent.restTemplate("payments");
+
+    ResponseEntity<String> fees = template.getForEntity("/v1/fees", String.class);
+
+    assertThat(fees.getBody()).isEqualTo("{\"fee\":2}");
+    assertThat(arrivals("GET", "/v1/fees")).hasSize(2);
   }
 
   @Test
