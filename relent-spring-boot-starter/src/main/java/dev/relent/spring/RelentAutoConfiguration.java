@@ -143,15 +143,21 @@ public class RelentAutoConfiguration {
     }
   }
 
-  /** The health contributor, with the actuator's health support. */
+  /**
+   * The health contributor, with the actuator's health support; the switch is read in a nested
+   * class, which is not parsed when spring-boot-health is missing (its condition class with it).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-  @ConditionalOnEnabledHealthIndicator("relent")
   static class HealthContributor {
-    @Bean
-    @ConditionalOnMissingBean
-    RelentHealthIndicator relentHealthIndicator(RelentClients clients) {
-      return new RelentHealthIndicator(clients);
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("relent")
+    static class Enabled {
+      @Bean
+      @ConditionalOnMissingBean
+      RelentHealthIndicator relentHealthIndicator(RelentClients clients) {
+        return new RelentHealthIndicator(clients);
+      }
     }
   }
 

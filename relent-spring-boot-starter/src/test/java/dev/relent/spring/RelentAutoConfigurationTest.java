@@ -222,6 +222,31 @@ class RelentAutoConfigurationTest {
   }
 
   @Test
+  void aFreshApplicationWithoutActuatorMetricsOrTracingStartsWithTheClientsAlone() {
+    runner
+        .withClassLoader(
+            new FilteredClassLoader(
+                "org.springframework.boot.health",
+                "org.springframework.boot.actuate",
+                "io.micrometer",
+                "io.opentelemetry",
+                "dev.relent.micrometer",
+                "dev.relent.opentelemetry"))
+        .withPropertyValues(
+            "relent.clients.payments.base-url=https://api.example.com",
+            "relent.clients.payments.max-retries=3")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(RelentClients.class);
+              assertThat(context).hasSingleBean(RelentRestClients.class);
+              assertThat(context).doesNotHaveBean(RelentHealthIndicator.class);
+              assertThat(context).doesNotHaveBean(RelentEndpoint.class);
+              assertThat(context).doesNotHaveBean(RelentClientMetrics.class);
+            });
+  }
+
+  @Test
   void metricsAndTracingAreWiredWhenTheirBeansExist() {
     runner
         .withPropertyValues("relent.clients.payments.base-url=https://api.example.com")
