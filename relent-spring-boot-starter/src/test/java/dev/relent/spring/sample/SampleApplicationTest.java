@@ -144,6 +144,27 @@ class SampleApplicationTest {
   }
 
   @Test
+  void aWebClientPostKeepsItsIdempotencyKeyAcrossRetries() throws Exception {
+    CompletableFuture<ResponseEntity<String>> created =
+        paymentsReactive
+            .post()
+            .uri("/v1/refunds")
+            .contentType(MediaType.APPLICATION_JSON)
+            .bodyValue("{\"payment\":\"p-1\"}")
+            .retrieve()
+            .toEntity(String.class)
+            .toFuture();
+
+    assertThat(drive(created).getStatusCode().value()).isEqualTo(201);
+    List<JournalEntry> posts = arrivals("POST", "/v1/refunds");
+    assertThat(posts).hasSize(2);
+    String key = posts.get(0).header("Idempotency-Key");
+    assertThat(key).isNotBlank();
+    assertThat(posts.get(1).header("Idempotency-Key")).isEqualTo(key);
+    assertThat(posts.get(1).bodyBytes()).isEqualTo(posts.get(0).bodyBytes()).isPositive();
+  }
+
+  @Test
   void theHealthGoesDownWhenABreakerOpensAndTheEndpointShowsWhy() throws Exception {
     for (int i = 0; i < 2; i++) {
       assertThatThrownBy(() -> fragile.get().uri("/v1/broken").retrieve().body(String.class))
