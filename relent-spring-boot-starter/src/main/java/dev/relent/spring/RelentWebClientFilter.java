@@ -56,8 +56,8 @@ import reactor.core.publisher.Mono;
  *
  * <p><b>Idempotency keys.</b> A request with an {@code Idempotency-Key} header keeps it; a {@link
  * CallOptions} in the request attribute {@link RelentRestInterceptor#OPTIONS_ATTRIBUTE} may give
- * one; {@link Builder#withIdempotencyKeys(boolean)} keys every POST and PATCH. The key is chosen
- * once per subscription, before the first send.
+ * one, or a decision table of its own; {@link Builder#withIdempotencyKeys(boolean)} keys every POST
+ * and PATCH. The key is chosen once per subscription, before the first send.
  *
  * <p><b>Resources and time.</b> The executor cancels an attempt whose time (the attempt timeout or
  * what is left of the deadline) is up. A response the table would retry (or hold back) has its body
@@ -73,6 +73,8 @@ import reactor.core.publisher.Mono;
  */
 public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
     implements ExchangeFilterFunction {
+  /** The request attribute the filter puts each call in, for the response to be judged by. */
+  static final String CALL_ATTRIBUTE = "dev.relent.spring.call";
 
   private RelentWebClientFilter(HttpCallLoop<ClientResponse> loop) {
     super(loop);
@@ -123,10 +125,14 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
                           : CallOptions.ofDefaults(),
                       true,
                       headers::getFirst);
-          ClientRequest keyed =
-              call.key() != null && existing == null
-                  ? ClientRequest.from(request).header(Idempotency.HEADER, call.key()).build()
-                  : request;
+          // The call rides along as an attribute, which Spring copies onto the request it sends
+          // and a response names: so that the table judges the response by this call's key and
+          // table.
+          ClientRequest.Builder b = ClientRequest.from(request).attribute(CALL_ATTRIBUTE, call);
+          if (call.key() != null && existing == null) {
+            b.header(Idempotency.HEADER, call.key());
+          }
+          ClientRequest keyed = b.build();
           return Mono.fromFuture(
               () -> loop().executeAsync(call, timeoutNanos -> attempt(call, keyed, next)), false);
         });
@@ -180,29 +186,45 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
                     .build());
   }
 
-  /** Reads a response through the request it names. */
+  /** Reads a response through the call its request carries, else through the request itself. */
   private enum Access implements ResponseAccess<ClientResponse> {
     INSTANCE;
 
     /** What a response without a request is judged as: never re-sent once it may have been. */
     private static final String UNKNOWN = "UNKNOWN";
 
+    private static HttpCall call(HttpRequest request) {
+      Object call = request == null ? null : request.getAttributes().get(CALL_ATTRIBUTE);
+      return call instanceof HttpCall ? (HttpCall) call : null;
+    }
+
     @Override
     public String method(ClientResponse response) {
       HttpRequest request = response.request();
-      return request == null ? UNKNOWN : request.getMethod().name();
+      HttpCall call = call(request);
+      return call != null ? call.method() : request == null ? UNKNOWN : request.getMethod().name();
     }
 
     @Override
     public String uri(ClientResponse response) {
       HttpRequest request = response.request();
-      return request == null ? "" : request.getURI().toString();
+      HttpCall call = call(request);
+      return call != null ? call.uri() : request == null ? "" : request.getURI().toString();
     }
 
     @Override
     public boolean keyed(ClientResponse response) {
       HttpRequest request = response.request();
-      return request != null && request.getHeaders().getFirst(Idempotency.HEADER) != null;
+      HttpCall call = call(request);
+      return call != null
+          ? call.key() != null
+          : request != null && request.getHeaders().getFirst(Idempotency.HEADER) != null;
+    }
+
+    @Override
+    public DecisionTable table(ClientResponse response) {
+      HttpCall call = call(response.request());
+      return call != null ? call.table() : null;
     }
 
     @Override

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.relent.RelentException;
+import dev.relent.http.CallOptions;
+import dev.relent.http.DecisionTable;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.spring.RelentRestClients;
+import dev.relent.spring.RelentRestInterceptor;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
 import dev.relent.time.TimeSource;
@@ -162,6 +165,36 @@ class SampleApplicationTest {
     assertThat(key).isNotBlank();
     assertThat(posts.get(1).header("Idempotency-Key")).isEqualTo(key);
     assertThat(posts.get(1).bodyBytes()).isEqualTo(posts.get(0).bodyBytes()).isPositive();
+  }
+
+  @Test
+  void aCallsOwnDecisionTableIsHonouredByBothClients() throws Exception {
+    CallOptions no503 =
+        CallOptions.builder()
+            .withDecisionTable(DecisionTable.ofDefaults().with(503, DecisionTable.Rule.NEVER))
+            .build();
+
+    ResponseEntity<String> rest =
+        payments
+            .get()
+            .uri("/v1/limits")
+            .attribute(RelentRestInterceptor.OPTIONS_ATTRIBUTE, no503)
+            .retrieve()
+            .onStatus(status -> true, (request, response) -> {})
+            .toEntity(String.class);
+    CompletableFuture<Integer> web =
+        paymentsReactive
+            .get()
+            .uri("/v1/quotas")
+            .attribute(RelentRestInterceptor.OPTIONS_ATTRIBUTE, no503)
+            .exchangeToMono(
+                response -> response.releaseBody().thenReturn(response.statusCode().value()))
+            .toFuture();
+
+    assertThat(rest.getStatusCode().value()).isEqualTo(503);
+    assertThat(drive(web)).isEqualTo(503);
+    assertThat(arrivals("GET", "/v1/limits")).hasSize(1);
+    assertThat(arrivals("GET", "/v1/quotas")).hasSize(1);
   }
 
   @Test
