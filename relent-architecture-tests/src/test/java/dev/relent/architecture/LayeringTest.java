@@ -32,8 +32,10 @@ import org.junit.jupiter.api.Test;
  *       in by a library module (core, HTTP and its adapters, idempotency, the test kit).
  *   <li>The meters (relent-micrometer) use relent-core's public API and Micrometer alone: no HTTP
  *       layer, no core internals.
- *   <li>Only relent-opentelemetry uses OpenTelemetry, and it uses the API alone, never the SDK (the
- *       application chooses that).
+ *   <li>Only relent-opentelemetry uses OpenTelemetry, and the Spring Boot starter that wires it;
+ *       both use the API alone, never the SDK (the application chooses that).
+ *   <li>Only the Spring Boot starter uses Spring, and no module depends on the starter: the library
+ *       works the same without Spring.
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
@@ -149,7 +151,7 @@ class LayeringTest {
   void onlyTheTracingModuleUsesOpenTelemetry() {
     noClasses()
         .that()
-        .resideOutsideOfPackage("dev.relent.opentelemetry..")
+        .resideOutsideOfPackages("dev.relent.opentelemetry..", "dev.relent.spring..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("io.opentelemetry..")
@@ -157,10 +159,21 @@ class LayeringTest {
   }
 
   @Test
+  void onlyTheStarterUsesSpringAndNothingDependsOnIt() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.relent.spring..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.springframework..", "dev.relent.spring..")
+        .check(relent);
+  }
+
+  @Test
   void theTracingModuleUsesTheOpenTelemetryApiOnly() {
     noClasses()
         .that()
-        .resideInAPackage("dev.relent.opentelemetry..")
+        .resideInAnyPackage("dev.relent.opentelemetry..", "dev.relent.spring..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("io.opentelemetry.sdk..")

@@ -1,0 +1,337 @@
+package dev.relent.spring;
+
+import dev.relent.RelentException;
+import dev.relent.RetryPolicy;
+import dev.relent.http.CallOptions;
+import dev.relent.http.CallResult;
+import dev.relent.http.DecisionTable;
+import dev.relent.http.HeaderLookup;
+import dev.relent.http.HttpFaultException;
+import dev.relent.http.Idempotency;
+import dev.relent.http.NotRetriedWriteException;
+import dev.relent.http.adapter.Exchange;
+import dev.relent.http.adapter.HttpAdapter;
+import dev.relent.http.adapter.HttpAdapterBuilder;
+import dev.relent.http.adapter.HttpCall;
+import dev.relent.http.adapter.HttpCallLoop;
+import dev.relent.http.adapter.ResponseAccess;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
+
+/**
+ * Relent's HTTP behaviour as a Spring {@link ClientHttpRequestInterceptor}, for {@code RestClient}
+ * and {@code RestTemplate}: every call runs under one executor shared by all calls of the
+ * interceptor, judged by the same {@link DecisionTable}, keys and hints as every other Relent
+ * adapter, waiting as the server asks, logging one redacted line per attempt. Each attempt calls
+ * the rest of the chain again ({@code execution.execute}), as Spring Framework 7 allows.
+ *
+ * <pre>{@code
+ * RestClient client =
+ *     RestClient.builder()
+ *         .requestFactory(RelentRestInterceptor.requestFactory(HttpClient.newHttpClient()))
+ *         .requestInterceptor(RelentRestInterceptor.builder().build())
+ *         .build();
+ * }</pre>
+ *
+ * <p>With the starter, {@link RelentRestClients#restClient(String)} does this from the properties
+ * of a named client.
+ *
+ * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is, and
+ * {@code RestClient} treats it as usual. When the executor gives up, its {@link RelentException}
+ * (unchecked) comes out of {@code retrieve()} as it is. A write without {@code Idempotency-Key}
+ * that may have reached the server ({@link NotRetriedWriteException}) and a network fault the table
+ * does not retry ({@link HttpFaultException}) are {@code IOException}s, which {@code RestClient}
+ * and {@code RestTemplate} wrap in a {@code ResourceAccessException} whose cause they are. {@link
+ * #callResult(ClientHttpResponse)} tells the attempts, the key and the decision of a returned
+ * response.
+ *
+ * <p><b>Idempotency keys.</b> A request with an {@code Idempotency-Key} header keeps it; a {@link
+ * CallOptions} in the request attribute {@link #OPTIONS_ATTRIBUTE} ({@code
+ * restClient.post().attribute(RelentRestInterceptor.OPTIONS_ATTRIBUTE, options)}) may give one or a
+ * decision table of its own; {@link Builder#withIdempotencyKeys(boolean)} keys every POST and
+ * PATCH. The key is chosen once, before the first send, and every attempt carries it.
+ *
+ * <p><b>Time.</b> Each attempt sets the request attribute {@link #ATTEMPT_TIMEOUT_ATTRIBUTE} to its
+ * time limit (the attempt timeout or what is left of the deadline). The request factory of {@link
+ * #requestFactory(java.net.http.HttpClient)} bounds the attempt by it; any other factory keeps its
+ * own timeouts, and the deadline is then enforced between attempts only. A response the table would
+ * retry (or hold back) has its body read into memory (at most {@link
+ * Builder#withMaxBufferedBody(int) 64 KiB}) and is closed before the executor waits. Spring's own
+ * retry support is not used: the JDK client underneath retries nothing but what the JDK does inside
+ * one attempt (see {@code docs/http.md}).
+ *
+ * <p>Thread-safe: build one per downstream and share it.
+ */
+public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
+    implements ClientHttpRequestInterceptor {
+  /** The request attribute holding an attempt's time limit, a {@link Duration}. */
+  public static final String ATTEMPT_TIMEOUT_ATTRIBUTE = "dev.relent.spring.attemptTimeout";
+
+  /** The request attribute a call's {@link CallOptions} may be given in. */
+  public static final String OPTIONS_ATTRIBUTE = "dev.relent.spring.callOptions";
+
+  private RelentRestInterceptor(HttpCallLoop<ClientHttpResponse> loop) {
+    super(loop);
+  }
+
+  /**
+   * Returns a builder with every setting at its default.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns an interceptor with every setting at its default: {@link RetryPolicy#ofDefaults()},
+   * {@link DecisionTable#ofDefaults()}, no guards, the system time sources.
+   *
+   * @return a new interceptor
+   */
+  public static RelentRestInterceptor ofDefaults() {
+    return builder().build();
+  }
+
+  /**
+   * Returns a request factory over a JDK {@code HttpClient} that bounds each attempt by {@link
+   * #ATTEMPT_TIMEOUT_ATTRIBUTE}, as the JDK client's per-request timeout (until the response's
+   * headers) and a read timeout on its body.
+   *
+   * @param client the client; it is shared, and its connect timeout is its own
+   * @return a new factory
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static org.springframework.http.client.ClientHttpRequestFactory requestFactory(
+      java.net.http.HttpClient client) {
+    return new AttemptBoundRequestFactory(client);
+  }
+
+  /**
+   * Returns what the interceptor did for a response it returned.
+   *
+   * @param response a response returned through a {@code RelentRestInterceptor}
+   * @return the result, or empty when the response did not pass one
+   * @throws NullPointerException if {@code response} is null
+   */
+  public static Optional<CallResult> callResult(ClientHttpResponse response) {
+    Objects.requireNonNull(response, "response cannot be null");
+    return response instanceof Tracked
+        ? Optional.ofNullable(((Tracked) response).call.result())
+        : Optional.empty();
+  }
+
+  /**
+   * Runs one call: sets its key, makes attempts until the executor accepts a response or gives up.
+   *
+   * @param request the request
+   * @param body the request body, sent again with every attempt
+   * @param execution the rest of the chain
+   * @return the accepted response
+   * @throws NotRetriedWriteException if an unkeyed write failed after it may have reached the
+   *     server
+   * @throws HttpFaultException if a network fault the table does not retry ended the call
+   * @throws RelentException if the executor gave up (unchecked)
+   * @throws java.io.InterruptedIOException if the thread was interrupted while waiting
+   */
+  @Override
+  public ClientHttpResponse intercept(
+      HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
+    HttpHeaders headers = request.getHeaders();
+    String existing = headers.getFirst(Idempotency.HEADER);
+    Object options = request.getAttributes().get(OPTIONS_ATTRIBUTE);
+    HttpCall call =
+        loop()
+            .prepare(
+                request.getMethod().name(),
+                request.getURI().toString(),
+                existing,
+                options instanceof CallOptions ? (CallOptions) options : CallOptions.ofDefaults(),
+                true,
+                headers::getFirst);
+    HttpHeaders keyed = new HttpHeaders(headers);
+    if (call.key() != null && existing == null) {
+      keyed.set(Idempotency.HEADER, call.key());
+    }
+    return loop().execute(call, new RestExchange(request, keyed, body, execution, call));
+  }
+
+  /** Spring's glue for one call: execute the chain with the attempt's limit, buffer the body. */
+  private final class RestExchange implements Exchange<ClientHttpResponse, IOException> {
+    private final HttpRequest request;
+    private final HttpHeaders headers;
+    private final byte[] body;
+    private final ClientHttpRequestExecution execution;
+    private final HttpCall call;
+
+    RestExchange(
+        HttpRequest request,
+        HttpHeaders headers,
+        byte[] body,
+        ClientHttpRequestExecution execution,
+        HttpCall call) {
+      this.request = request;
+      this.headers = headers;
+      this.body = body;
+      this.execution = execution;
+      this.call = call;
+    }
+
+    @Override
+    public ClientHttpResponse send(long timeoutNanos) throws IOException {
+      request.getAttributes().put(ATTEMPT_TIMEOUT_ATTRIBUTE, Duration.ofNanos(timeoutNanos));
+      HttpHeaders attempt = headers;
+      Map<String, String> extra = call.attemptHeaders();
+      if (!extra.isEmpty()) {
+        attempt = new HttpHeaders(headers);
+        extra.forEach(attempt::set); // the call observers' headers, this attempt only
+      }
+      HttpHeaders sent = attempt;
+      ClientHttpResponse response =
+          execution.execute(
+              new HttpRequestWrapper(request) {
+                @Override
+                public HttpHeaders getHeaders() {
+                  return sent;
+                }
+              },
+              body);
+      return new Tracked(response, call, null);
+    }
+
+    @Override
+    public ClientHttpResponse buffer(ClientHttpResponse response) throws IOException {
+      Tracked tracked = (Tracked) response;
+      try (ClientHttpResponse open = tracked.delegate) {
+        InputStream in = open.getBody();
+        byte[] copy = in.readNBytes(loop().maxBufferedBody());
+        return new Tracked(open, call, copy);
+      }
+    }
+  }
+
+  /**
+   * A response with the call it answered, and its status read once (reading it may throw, and the
+   * table must not); a buffered one keeps its body and no connection.
+   */
+  private static final class Tracked implements ClientHttpResponse {
+    final ClientHttpResponse delegate;
+    final HttpCall call;
+    final int status;
+    private final HttpStatusCode statusCode;
+    private final String statusText;
+    private final byte[] buffered;
+
+    Tracked(ClientHttpResponse delegate, HttpCall call, byte[] buffered) throws IOException {
+      this.delegate = delegate;
+      this.call = call;
+      this.statusCode = delegate.getStatusCode();
+      this.status = statusCode.value();
+      this.statusText = buffered == null ? null : delegate.getStatusText();
+      this.buffered = buffered;
+    }
+
+    @Override
+    public HttpStatusCode getStatusCode() {
+      return statusCode;
+    }
+
+    @Override
+    public String getStatusText() throws IOException {
+      return buffered == null ? delegate.getStatusText() : statusText;
+    }
+
+    @Override
+    public HttpHeaders getHeaders() {
+      return delegate.getHeaders();
+    }
+
+    @Override
+    public InputStream getBody() throws IOException {
+      return buffered == null ? delegate.getBody() : new ByteArrayInputStream(buffered);
+    }
+
+    @Override
+    public void close() {
+      if (buffered == null) {
+        delegate.close();
+      }
+    }
+  }
+
+  /** Reads a {@link Tracked} response; any other is read from what it has. */
+  private enum Access implements ResponseAccess<ClientHttpResponse> {
+    INSTANCE;
+
+    @Override
+    public String method(ClientHttpResponse response) {
+      return ((Tracked) response).call.method();
+    }
+
+    @Override
+    public String uri(ClientHttpResponse response) {
+      return ((Tracked) response).call.uri();
+    }
+
+    @Override
+    public boolean keyed(ClientHttpResponse response) {
+      return ((Tracked) response).call.key() != null;
+    }
+
+    @Override
+    public int status(ClientHttpResponse response) {
+      return ((Tracked) response).status;
+    }
+
+    @Override
+    public HeaderLookup headers(ClientHttpResponse response) {
+      HttpHeaders headers = response.getHeaders();
+      return new HeaderLookup() {
+        @Override
+        public String first(String name) {
+          return headers.getFirst(name);
+        }
+
+        @Override
+        public List<String> all(String name) {
+          return headers.getOrEmpty(name);
+        }
+      };
+    }
+
+    @Override
+    public DecisionTable table(ClientHttpResponse response) {
+      return ((Tracked) response).call.table();
+    }
+  }
+
+  /**
+   * Builds a {@link RelentRestInterceptor} from the settings every adapter shares ({@link
+   * HttpAdapterBuilder}). Mutable and not thread-safe.
+   */
+  public static final class Builder extends HttpAdapterBuilder<ClientHttpResponse, Builder> {
+    Builder() {}
+
+    /**
+     * Builds the interceptor.
+     *
+     * @return a new interceptor
+     */
+    public RelentRestInterceptor build() {
+      return new RelentRestInterceptor(buildLoop(Access.INSTANCE));
+    }
+  }
+}

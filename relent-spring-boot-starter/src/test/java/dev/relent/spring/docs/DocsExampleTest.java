@@ -1,0 +1,79 @@
+package dev.relent.spring.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relent.mockserver.MockServer;
+import dev.relent.testing.FakeTime;
+import dev.relent.testing.MockServerExtension;
+import dev.relent.time.TimeSource;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The example of docs/spring-boot.md: the page shows {@link PaymentsApplication} and the two
+ * properties as they are, and the application, started with those two properties alone, retries the
+ * mock server's 503.
+ */
+class DocsExampleTest {
+  private final FakeTime time = new FakeTime();
+
+  @RegisterExtension
+  final MockServerExtension mock =
+      MockServerExtension.fromResource("/sample-scenario.json").withClock(time);
+
+  @Test
+  void theApplicationRunsWithTwoProperties(MockServer server) {
+    try (ConfigurableApplicationContext context =
+        new SpringApplicationBuilder(PaymentsApplication.class)
+            .web(WebApplicationType.NONE)
+            .initializers(c -> c.getBeanFactory().registerSingleton("time", (TimeSource) time))
+            .properties(
+                "spring.config.name=none", // not the sample's application.properties
+                "relent.clients.payments.base-url=" + server.baseUri(),
+                "relent.clients.payments.max-retries=3")
+            .run()) {
+      RestClient payments = context.getBean("payments", RestClient.class);
+
+      String balance = payments.get().uri("/v1/balance").retrieve().body(String.class);
+
+      assertThat(balance).isEqualTo("{\"balance\":42}");
+      assertThat(server.journal()).hasSize(2);
+      assertThat(time.sleeper().waits()).hasSize(1);
+    }
+  }
+
+  @Test
+  void thePageShowsTheApplicationAndTheProperties() throws Exception {
+    String page = Files.readString(Path.of("../docs/spring-boot.md"), StandardCharsets.UTF_8);
+    String source =
+        Files.readString(
+            Path.of("src/test/java/dev/relent/spring/docs/PaymentsApplication.java"),
+            StandardCharsets.UTF_8);
+    Matcher s = Pattern.compile("(?s)// --- begin application\n(.*?)// --- end\n").matcher(source);
+    assertThat(s.find()).isTrue();
+    List<String> blocks = new ArrayList<>();
+    Matcher b = Pattern.compile("(?ms)^```java\n(.*?)^```$").matcher(page);
+    while (b.find()) {
+      blocks.add(b.group(1));
+    }
+    assertThat(blocks).as("the Java blocks of docs/spring-boot.md").contains(s.group(1));
+    assertThat(page)
+        .contains(
+            "```properties\n"
+                + "relent.clients.payments.base-url=https://api.example.com\n"
+                + "relent.clients.payments.max-retries=3\n"
+                + "```");
+    assertThat(page).contains("<artifactId>relent-spring-boot-starter</artifactId>");
+  }
+}
