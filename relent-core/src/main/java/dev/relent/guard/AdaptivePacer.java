@@ -472,6 +472,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   @Override
+  public boolean sharesState() {
+    return state.isShared();
+  }
+
+  @Override
   public String toString() {
     return "Pacer[adaptive="
         + congestion.name().toLowerCase(java.util.Locale.ROOT)

@@ -166,6 +166,17 @@ public interface Pacer {
   }
 
   /**
+   * Returns whether this pacer's state is shared with other processes ({@link
+   * PacerState#isShared()}): a scope that owns it then writes its pauses into it as well, so that
+   * the pause holds for every process.
+   *
+   * @return false for a pacer whose state is this process's alone, the default
+   */
+  default boolean sharesState() {
+    return false;
+  }
+
+  /**
    * Returns whether this pacer learns its rate from what the server says ({@link
    * Builder#adaptive()}).
    *

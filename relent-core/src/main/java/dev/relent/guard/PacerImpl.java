@@ -86,6 +86,11 @@ final class PacerImpl implements Pacer {
   }
 
   @Override
+  public boolean sharesState() {
+    return state.isShared();
+  }
+
+  @Override
   public String toString() {
     return "Pacer[interval=" + Durations.format(intervalNanos) + ", burst=" + burst + "]";
   }

@@ -123,7 +123,9 @@ public final class ScopeGuards {
 
   /**
    * Pauses the scope: nothing it governs starts before {@code untilNanos}. Never shortens a pause;
-   * a longer one replaces the cause.
+   * a longer one replaces the cause. When the scope's pacer keeps its state where other processes
+   * share it ({@link Pacer#sharesState()}, e.g. on Redis), the pause is written there too, so that
+   * it holds for every process; {@link #resume()} then ends only this process's hold.
    *
    * @param untilNanos a reading of the executor's ticker
    * @param askedNanos how long the server asked for, which may be more than the pause (it is capped
@@ -133,16 +135,22 @@ public final class ScopeGuards {
    * @return whether the pause was raised
    * @throws NullPointerException if {@code cause} is null
    */
-  public synchronized boolean pauseUntil(long untilNanos, long askedNanos, String cause) {
+  public boolean pauseUntil(long untilNanos, long askedNanos, String cause) {
     Objects.requireNonNull(cause, "cause cannot be null");
-    if (untilNanos <= pausedUntil) {
-      return false;
+    synchronized (this) {
+      if (untilNanos <= pausedUntil) {
+        return false;
+      }
+      this.pausedUntil = untilNanos;
+      this.askedNanos = Math.max(0L, askedNanos);
+      this.cause = cause;
+      this.lastCause = cause;
+      pauses++;
     }
-    this.pausedUntil = untilNanos;
-    this.askedNanos = Math.max(0L, askedNanos);
-    this.cause = cause;
-    this.lastCause = cause;
-    pauses++;
+    if (pacer != null && pacer.sharesState()) {
+      // Every process pacing on the shared state waits for it too (a round trip: out of the lock).
+      pacer.pauseUntil(untilNanos);
+    }
     return true;
   }
 
@@ -164,7 +172,9 @@ public final class ScopeGuards {
   }
 
   /**
-   * Ends the pause now, whoever caused it.
+   * Ends the pause now, whoever caused it. A pause written to a shared pacer state ({@link
+   * #pauseUntil}) runs its course there: shared pauses are never shortened, so the other processes,
+   * and this one's pacer, still wait for it.
    *
    * @return whether the scope was paused
    */

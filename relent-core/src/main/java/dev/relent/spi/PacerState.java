@@ -95,6 +95,17 @@ public interface PacerState {
   default void shareInterval(long intervalNanos, long holdNanos) {}
 
   /**
+   * Returns whether other processes share this state (a store such as Redis): then a pause that a
+   * scope of this process takes ({@link dev.relent.guard.ScopeGuards#pauseUntil}) is written here
+   * too, so that every process pacing on it waits for the pause.
+   *
+   * @return false for a state of this process alone, the default
+   */
+  default boolean isShared() {
+    return false;
+  }
+
+  /**
    * Returns a new in-memory state: a tiny spin lock around four longs, no allocation per call.
    *
    * @return a new, empty state

@@ -3,6 +3,7 @@ package dev.relent.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relent.spi.PacerState;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -215,5 +216,66 @@ class GuardRegistryTest {
     assertThat(Scope.endpoint("GET h/x").hashCode())
         .isEqualTo(Scope.of(Scope.Kind.ENDPOINT, "GET h/x").hashCode());
     assertThat(Scope.key("X-Api-Key#3fa1c2")).hasToString("key X-Api-Key#3fa1c2");
+  }
+
+  /** A state of this process that says it is shared, as a Redis state does. */
+  private static PacerState sharedState(PacerState inMemory) {
+    return new PacerState() {
+      @Override
+      public long reserve(long now, long interval, long tolerance, long maxWait) {
+        return inMemory.reserve(now, interval, tolerance, maxWait);
+      }
+
+      @Override
+      public boolean refund(long reservedAt, long interval) {
+        return inMemory.refund(reservedAt, interval);
+      }
+
+      @Override
+      public void pauseUntil(long until) {
+        inMemory.pauseUntil(until);
+      }
+
+      @Override
+      public long pausedUntil() {
+        return inMemory.pausedUntil();
+      }
+
+      @Override
+      public boolean isShared() {
+        return true;
+      }
+    };
+  }
+
+  @Test
+  void aScopesPauseIsWrittenToItsPacerOnlyWhenThePacersStateIsShared() {
+    PacerState shared = PacerState.inMemory();
+    PacerState own = PacerState.inMemory();
+    Scope items = Scope.endpoint("/items/{id}");
+    Scope users = Scope.endpoint("/users/{id}");
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withTime(time)
+            .withPacer(
+                Scope.Kind.ENDPOINT,
+                scope ->
+                    Pacer.builder()
+                        .withRate(10, Duration.ofSeconds(1))
+                        .withState(scope.equals(items) ? sharedState(shared) : own)
+                        .build())
+            .build();
+    assertThat(registry.guards(items).pacer().orElseThrow().sharesState()).isTrue();
+    assertThat(registry.guards(users).pacer().orElseThrow().sharesState()).isFalse();
+
+    registry.pause(List.of(items), items, 5_000, 5_000, "HTTP 429", 0);
+    registry.pause(List.of(users), users, 7_000, 7_000, "HTTP 429", 0);
+
+    assertThat(shared.pausedUntil()).isEqualTo(5_000); // for every process on the state
+    assertThat(own.pausedUntil()).isEqualTo(Long.MIN_VALUE); // the scope's own hold suffices
+    // Resuming ends this process's hold; the shared pause runs its course.
+    assertThat(registry.resume(items)).isTrue();
+    assertThat(registry.guards(items).pausedUntilNanos()).isEqualTo(Long.MIN_VALUE);
+    assertThat(shared.pausedUntil()).isEqualTo(5_000);
   }
 }

@@ -1,8 +1,12 @@
 package dev.relent.redis;
 
+import dev.relent.guard.Scope;
 import dev.relent.spi.PacerState;
 import dev.relent.time.Ticker;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
@@ -392,6 +396,57 @@ public final class RedisPacerState implements PacerState {
     redis.guarded(
         () -> redis.runOn(SCRIPT, keyText, keys, LEARN, number(intervalNanos), number(holdNanos)),
         () -> null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @return true: every process naming this pacer on this Redis shares it
+   */
+  @Override
+  public boolean isShared() {
+    return true;
+  }
+
+  /**
+   * Returns the name under which a scope's guards are kept on Redis: the scope's kind and name,
+   * {@code endpoint:GET%20/v1/items/%7Bid%7D}, with every character a Redis name may not hold
+   * (spaces, braces, controls, non-ASCII, and {@code %} itself) percent-encoded from its UTF-8
+   * bytes, so two scopes never share a name; a name that would pass 200 characters is the kind and
+   * the SHA-256 of the scope's name instead. For a {@link dev.relent.guard.GuardRegistry} factory
+   * whose pacers share their schedule, and so their pauses, across processes.
+   *
+   * @param scope the scope
+   * @return a valid pacer, budget, breaker or concurrency limit name
+   * @throws NullPointerException if {@code scope} is null
+   */
+  public static String nameOf(Scope scope) {
+    Objects.requireNonNull(scope, "scope cannot be null");
+    String kind = scope.kind().slug();
+    StringBuilder name = new StringBuilder(kind).append(':');
+    for (byte b : scope.name().getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xFF;
+      if (c > ' ' && c <= '~' && c != '{' && c != '}' && c != '%') {
+        name.append((char) c);
+      } else {
+        name.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)));
+        name.append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+      }
+    }
+    if (name.length() <= 200) {
+      return name.toString();
+    }
+    return kind + ":sha256:" + sha256(scope.name());
+  }
+
+  private static String sha256(String s) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   /**
