@@ -11,19 +11,12 @@ import dev.relent.guard.Scope;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.testing.FakeTime;
+import dev.relent.testing.docs.DocSnippets;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -99,36 +92,8 @@ class DocsExampleTest {
   }
 
   @Test
-  void thePageShowsExactlyTheseExamples() throws IOException {
-    String source =
-        Files.readString(
-            Path.of("src/test/java/dev/relent/micrometer/DocsExampleTest.java"),
-            StandardCharsets.UTF_8);
-    List<String> snippets = new ArrayList<>();
-    Matcher s = Pattern.compile("(?s)// --- begin \\w+\n(.*?)\n\\s*// --- end").matcher(source);
-    while (s.find()) {
-      List<String> lines =
-          s.group(1).lines().filter(l -> !l.endsWith("// test only")).collect(Collectors.toList());
-      int indent =
-          lines.stream()
-              .filter(l -> !l.isBlank())
-              .mapToInt(l -> l.length() - l.stripLeading().length())
-              .min()
-              .orElse(0);
-      snippets.add(
-          lines.stream()
-              .map(l -> l.isBlank() ? "" : l.substring(indent))
-              .collect(Collectors.joining("\n", "", "\n")));
-    }
-    List<String> blocks = new ArrayList<>();
-    Matcher b =
-        Pattern.compile("(?ms)^```java\n(.*?)^```$")
-            .matcher(Files.readString(Path.of("../docs/micrometer.md"), StandardCharsets.UTF_8));
-    while (b.find()) {
-      blocks.add(b.group(1));
-    }
-    assertThat(snippets).hasSize(2);
-    assertThat(blocks).as("the Java blocks of docs/micrometer.md").isEqualTo(snippets);
+  void thePageShowsExactlyTheseExamples() {
+    DocSnippets.assertPageShowsSnippetsInOrderOf("../docs/micrometer.md", DocsExampleTest.class);
   }
 
   /** A payment API that resets the first connection. */

@@ -6,10 +6,7 @@ import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.idempotency.IdempotencyHandler;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.relent.testing.docs.DocSnippets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -70,32 +67,7 @@ class DocsExampleTest {
   }
 
   @Test
-  void theDocsShowExactlyTheCodeCompiledHere() throws IOException {
-    // Surefire runs in the module directory.
-    String source =
-        Files.readString(
-            Path.of("src/test/java/dev/relent/redis/DocsExampleTest.java"), StandardCharsets.UTF_8);
-    String docs = Files.readString(Path.of("../docs/redis.md"), StandardCharsets.UTF_8);
-
-    assertThat(docs).contains("```java\n" + between(source, "// --- begin example") + "```\n");
-  }
-
-  /** The lines after the begin marker up to the end marker, without their common indent. */
-  private static String between(String source, String begin) {
-    int start = source.indexOf('\n', source.indexOf(begin)) + 1;
-    int end = source.lastIndexOf('\n', source.indexOf("// --- end", start));
-    String block = source.substring(start, end).stripTrailing();
-    int indent =
-        block
-            .lines()
-            .filter(l -> !l.isBlank())
-            .mapToInt(l -> l.length() - l.stripLeading().length())
-            .min()
-            .orElse(0);
-    StringBuilder out = new StringBuilder();
-    block
-        .lines()
-        .forEach(l -> out.append(l.length() >= indent ? l.substring(indent) : l).append('\n'));
-    return out.toString();
+  void theDocsShowExactlyTheCodeCompiledHere() {
+    DocSnippets.assertPageShowsSnippetsOf("../docs/redis.md", DocsExampleTest.class);
   }
 }

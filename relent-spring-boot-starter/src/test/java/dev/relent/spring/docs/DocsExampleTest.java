@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.mockserver.MockServer;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
+import dev.relent.testing.docs.DocSnippets;
 import dev.relent.time.TimeSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
@@ -56,18 +53,7 @@ class DocsExampleTest {
   @Test
   void thePageShowsTheApplicationAndTheProperties() throws Exception {
     String page = Files.readString(Path.of("../docs/spring-boot.md"), StandardCharsets.UTF_8);
-    String source =
-        Files.readString(
-            Path.of("src/test/java/dev/relent/spring/docs/PaymentsApplication.java"),
-            StandardCharsets.UTF_8);
-    Matcher s = Pattern.compile("(?s)// --- begin application\n(.*?)// --- end\n").matcher(source);
-    assertThat(s.find()).isTrue();
-    List<String> blocks = new ArrayList<>();
-    Matcher b = Pattern.compile("(?ms)^```java\n(.*?)^```$").matcher(page);
-    while (b.find()) {
-      blocks.add(b.group(1));
-    }
-    assertThat(blocks).as("the Java blocks of docs/spring-boot.md").contains(s.group(1));
+    DocSnippets.assertPageShowsSnippetsOf("../docs/spring-boot.md", PaymentsApplication.class);
     assertThat(page)
         .contains(
             "```properties\n"

@@ -33,12 +33,27 @@ public final class DocSnippets {
   private DocSnippets() {}
 
   /**
-   * Fails unless the page's Java blocks are the tests' snippets.
+   * Fails unless the page's Java blocks are the tests' snippets, in any order.
    *
    * @param page the page, relative to the module directory (where Surefire runs)
    * @param tests the test classes holding the snippets, under {@code src/test/java}
    */
   public static void assertPageShowsSnippetsOf(String page, Class<?>... tests) {
+    assertPageShows(page, false, tests);
+  }
+
+  /**
+   * Fails unless the page's Java blocks are the tests' snippets in their order: the tests' in the
+   * order given, each one's in the order of its source.
+   *
+   * @param page the page, relative to the module directory (where Surefire runs)
+   * @param tests the test classes holding the snippets, under {@code src/test/java}
+   */
+  public static void assertPageShowsSnippetsInOrderOf(String page, Class<?>... tests) {
+    assertPageShows(page, true, tests);
+  }
+
+  private static void assertPageShows(String page, boolean inOrder, Class<?>... tests) {
     List<String> snippets = new ArrayList<>();
     for (Class<?> test : tests) {
       snippets.addAll(
@@ -50,9 +65,13 @@ public final class DocSnippets {
       blocks.add(m.group(1));
     }
     assertThat(snippets).as("snippets in the tests of " + page).isNotEmpty();
-    assertThat(blocks)
-        .as("the Java blocks of " + page)
-        .containsExactlyInAnyOrderElementsOf(snippets);
+    if (inOrder) {
+      assertThat(blocks).as("the Java blocks of " + page).containsExactlyElementsOf(snippets);
+    } else {
+      assertThat(blocks)
+          .as("the Java blocks of " + page)
+          .containsExactlyInAnyOrderElementsOf(snippets);
+    }
   }
 
   /** The snippets of one test's source, each ending in a line break. */
