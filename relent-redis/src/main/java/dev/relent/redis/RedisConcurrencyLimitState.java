@@ -1,8 +1,10 @@
 package dev.relent.redis;
 
+import static dev.relent.redis.Script.bytes;
+import static dev.relent.redis.Script.number;
+
 import dev.relent.spi.ConcurrencyLimitState;
 import java.lang.ref.WeakReference;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -341,14 +343,6 @@ public final class RedisConcurrencyLimitState implements ConcurrencyLimitState {
       }
       return true;
     }
-  }
-
-  private static byte[] number(long value) {
-    return bytes(Long.toString(value));
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** Thrown by a renewal task to end it: a scheduled task that throws is not run again. */

@@ -1,5 +1,8 @@
 package dev.relent.redis;
 
+import static dev.relent.redis.Script.bytes;
+import static dev.relent.redis.Script.number;
+
 import dev.relent.idempotency.spi.IdempotencyRecord;
 import dev.relent.idempotency.spi.IdempotencyStore;
 import io.lettuce.core.KeyScanCursor;
@@ -354,13 +357,5 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   private static String text(Object bulk) {
     return new String((byte[]) bulk, StandardCharsets.UTF_8);
-  }
-
-  private static byte[] number(long value) {
-    return bytes(Long.toString(value));
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -1,5 +1,8 @@
 package dev.relent.redis;
 
+import static dev.relent.redis.Script.bytes;
+import static dev.relent.redis.Script.number;
+
 import dev.relent.guard.Scope;
 import dev.relent.spi.PacerState;
 import dev.relent.time.Ticker;
@@ -523,14 +526,6 @@ public final class RedisPacerState implements PacerState {
       return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
     return sum;
-  }
-
-  private static byte[] number(long value) {
-    return bytes(Long.toString(value));
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /**

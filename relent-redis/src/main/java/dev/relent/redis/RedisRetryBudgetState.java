@@ -1,7 +1,9 @@
 package dev.relent.redis;
 
+import static dev.relent.redis.Script.bytes;
+import static dev.relent.redis.Script.number;
+
 import dev.relent.spi.RetryBudgetState;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 
@@ -227,13 +229,5 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
               + " ns: give each budget its own name");
     }
     return reply;
-  }
-
-  private static byte[] number(long value) {
-    return bytes(Long.toString(value));
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 }
