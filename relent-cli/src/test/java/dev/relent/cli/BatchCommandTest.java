@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BatchCommandTest {
   @TempDir Path dir;
 
-  private final ObjectMapper json = new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   static CliRun batch(String... args) {
     return CliRun.of(
@@ -60,10 +60,11 @@ class BatchCommandTest {
     return file;
   }
 
-  List<JsonNode> results(Path file) throws IOException {
+  /** The JSON lines of a results file ({@code --out}), in order. */
+  static List<JsonNode> results(Path file) throws IOException {
     List<JsonNode> nodes = new ArrayList<>();
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      nodes.add(json.readTree(line));
+      nodes.add(JSON.readTree(line));
     }
     return nodes;
   }

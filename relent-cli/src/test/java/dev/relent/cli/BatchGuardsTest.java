@@ -3,16 +3,12 @@ package dev.relent.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -29,20 +25,10 @@ class BatchGuardsTest {
 
   @TempDir Path dir;
 
-  private final ObjectMapper json = new ObjectMapper();
-
   private Path input(MockServer server, int n) throws IOException {
     Path file = dir.resolve("in.jsonl");
     Files.write(file, BatchCommandTest.reads(server, "/items/", n), StandardCharsets.UTF_8);
     return file;
-  }
-
-  private List<JsonNode> results(Path file) throws IOException {
-    List<JsonNode> nodes = new ArrayList<>();
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      nodes.add(json.readTree(line));
-    }
-    return nodes;
   }
 
   @Test
@@ -71,7 +57,7 @@ class BatchGuardsTest {
               "off");
 
       assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.RETRIES_EXHAUSTED);
-      List<JsonNode> results = results(out);
+      List<JsonNode> results = BatchCommandTest.results(out);
       assertThat(results).extracting(r -> r.get("outcome").asText()).contains("retry-budget");
       long attempts = results.stream().mapToLong(r -> r.get("attempts").asLong()).sum();
       assertThat(attempts - 20).as("retries made").isLessThanOrEqualTo(100);
@@ -101,7 +87,7 @@ class BatchGuardsTest {
       // 20 failures fill the breaker's minimum; it opens, and the 20 others reach no server.
       assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.DEADLINE);
       assertThat(server.journal()).hasSize(20);
-      List<JsonNode> results = results(out);
+      List<JsonNode> results = BatchCommandTest.results(out);
       assertThat(results.subList(20, 40))
           .allSatisfy(
               r -> {
@@ -128,7 +114,7 @@ class BatchGuardsTest {
               "--breaker",
               "50",
               "--shared",
-              "redis://127.0.0.1:6379",
+              SharedBatchOptionsTest.REDIS,
               "--account",
               account,
               "--progress",
@@ -136,13 +122,11 @@ class BatchGuardsTest {
 
       assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
     }
-    RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
-    try (StatefulRedisConnection<String, String> c = client.connect()) {
-      assertThat(c.sync().exists("relent:{account:" + account + "}:budget")).isEqualTo(1);
-      assertThat(c.sync().exists("relent:{account:" + account + "}:breaker")).isEqualTo(1);
-    } finally {
-      client.shutdown();
-    }
+    String redis = SharedBatchOptionsTest.REDIS;
+    assertThat(SharedBatchOptionsTest.exists(redis, "relent:{account:" + account + "}:budget"))
+        .isTrue();
+    assertThat(SharedBatchOptionsTest.exists(redis, "relent:{account:" + account + "}:breaker"))
+        .isTrue();
   }
 
   @Test

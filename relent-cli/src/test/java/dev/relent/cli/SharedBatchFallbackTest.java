@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.redis.OwnRedis;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +93,8 @@ class SharedBatchFallbackTest {
           .containsOnlyOnce(
               "relent: Redis at " + redis.uri() + " answers again; the account is shared again");
       // Back on Redis: the restarted, empty server holds the account's schedule again.
-      assertThat(keyExists(redis.uri(), "relent:{account:fallback-test}:pacer")).isTrue();
+      assertThat(SharedBatchOptionsTest.exists(redis.uri(), "relent:{account:fallback-test}:pacer"))
+          .isTrue();
     }
   }
 
@@ -104,15 +103,6 @@ class SharedBatchFallbackTest {
     while (created.getAsLong() < count) {
       assertThat(System.nanoTime()).as("%d payments made within 60 s", count).isLessThan(deadline);
       Thread.sleep(5);
-    }
-  }
-
-  private static boolean keyExists(String uri, String key) {
-    RedisClient client = RedisClient.create(uri);
-    try (StatefulRedisConnection<String, String> c = client.connect()) {
-      return c.sync().exists(key) == 1;
-    } finally {
-      client.shutdown();
     }
   }
 }

@@ -155,7 +155,7 @@ class SharedBatchOptionsTest {
                   + account
                   + ";");
       assertThat(server.journal()).hasSize(2);
-      assertThat(exists("relent:{account:" + account + "}:pacer")).as(run.err()).isTrue();
+      assertThat(exists(REDIS, "relent:{account:" + account + "}:pacer")).as(run.err()).isTrue();
     }
   }
 
@@ -185,8 +185,9 @@ class SharedBatchOptionsTest {
     assertThat(BatchSharing.accountOf(null)).isNull();
   }
 
-  private static boolean exists(String key) {
-    RedisClient client = RedisClient.create(REDIS);
+  /** Whether the Redis at {@code uri} holds {@code key}. */
+  static boolean exists(String uri, String key) {
+    RedisClient client = RedisClient.create(uri);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       return c.sync().exists(key) == 1;
     } finally {

@@ -301,29 +301,8 @@ class AdaptivePacerTest {
   @Test
   void aDecreaseIsSharedThroughTheStateForSixteenIntervalsAndAtLeastASecond() {
     List<long[]> shared = new ArrayList<>();
-    PacerState inMemory = PacerState.inMemory();
     PacerState recording =
-        new PacerState() {
-          @Override
-          public long reserve(long now, long interval, long tolerance, long maxWait) {
-            return inMemory.reserve(now, interval, tolerance, maxWait);
-          }
-
-          @Override
-          public boolean refund(long reservedAt, long interval) {
-            return inMemory.refund(reservedAt, interval);
-          }
-
-          @Override
-          public void pauseUntil(long until) {
-            inMemory.pauseUntil(until);
-          }
-
-          @Override
-          public long pausedUntil() {
-            return inMemory.pausedUntil();
-          }
-
+        new ForwardingPacerState() {
           @Override
           public void shareInterval(long interval, long hold) {
             shared.add(new long[] {interval, hold});

@@ -218,39 +218,16 @@ class GuardRegistryTest {
     assertThat(Scope.key("X-Api-Key#3fa1c2")).hasToString("key X-Api-Key#3fa1c2");
   }
 
-  /** A state of this process that says it is shared, as a Redis state does. */
-  private static PacerState sharedState(PacerState inMemory) {
-    return new PacerState() {
-      @Override
-      public long reserve(long now, long interval, long tolerance, long maxWait) {
-        return inMemory.reserve(now, interval, tolerance, maxWait);
-      }
-
-      @Override
-      public boolean refund(long reservedAt, long interval) {
-        return inMemory.refund(reservedAt, interval);
-      }
-
-      @Override
-      public void pauseUntil(long until) {
-        inMemory.pauseUntil(until);
-      }
-
-      @Override
-      public long pausedUntil() {
-        return inMemory.pausedUntil();
-      }
-
-      @Override
-      public boolean isShared() {
-        return true;
-      }
-    };
-  }
-
   @Test
   void aScopesPauseIsWrittenToItsPacerOnlyWhenThePacersStateIsShared() {
-    PacerState shared = PacerState.inMemory();
+    // A state of this process that says it is shared, as a Redis state does.
+    ForwardingPacerState shared =
+        new ForwardingPacerState() {
+          @Override
+          public boolean isShared() {
+            return true;
+          }
+        };
     PacerState own = PacerState.inMemory();
     Scope items = Scope.endpoint("/items/{id}");
     Scope users = Scope.endpoint("/users/{id}");
@@ -262,7 +239,7 @@ class GuardRegistryTest {
                 scope ->
                     Pacer.builder()
                         .withRate(10, Duration.ofSeconds(1))
-                        .withState(scope.equals(items) ? sharedState(shared) : own)
+                        .withState(scope.equals(items) ? shared : own)
                         .build())
             .build();
     assertThat(registry.guards(items).pacer().orElseThrow().sharesState()).isTrue();
