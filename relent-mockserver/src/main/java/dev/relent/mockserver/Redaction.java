@@ -8,17 +8,19 @@ import java.util.StringJoiner;
 
 /**
  * Keeps credentials out of the journal: header values and query parameters whose names look like
- * credentials become {@value JournalEntry#REDACTED}. Bodies are kept only as their SHA-256, and
- * caller keys (a token, an API key header) are never shown anywhere.
+ * credentials become {@value JournalEntry#REDACTED}, and so does a fragment (which a client does
+ * not send, and where an OAuth implicit grant puts its access token). Idempotency keys stay
+ * readable: a key is no secret, and reconciliation needs it. Bodies are kept only as their SHA-256,
+ * and caller keys (a token, an API key header) are never shown anywhere.
  */
 final class Redaction {
 
+  // "auth" covers Authorization, Proxy-Authorization, X-Auth and X-Auth-Key; "key" covers every
+  // API key header but the idempotency keys, which are allowed by name.
   private static final String[] SECRET_HEADER_PARTS = {
-    "authorization",
+    "auth",
     "cookie",
-    "api-key",
-    "apikey",
-    "api_key",
+    "key",
     "token",
     "secret",
     "password",
@@ -28,46 +30,65 @@ final class Redaction {
     "credential"
   };
 
+  private static final String[] NOT_SECRET_HEADERS = {"idempotency-key", "x-idempotency-key"};
+
   private static final String[] SECRET_PARAM_PARTS = {
     "key", "token", "secret", "password", "passwd", "sig", "auth", "session", "credential"
   };
 
+  private static final String[] SECRET_PARAMS = {"code", "pwd", "jwt"};
+
   private Redaction() {}
 
   static boolean isSecretHeader(String name) {
-    return containsAny(name, SECRET_HEADER_PARTS);
+    String n = name.toLowerCase(Locale.ROOT);
+    return containsAny(n, SECRET_HEADER_PARTS) && !isAny(n, NOT_SECRET_HEADERS);
   }
 
   static boolean isSecretParam(String name) {
-    return containsAny(name, SECRET_PARAM_PARTS);
+    String n = name.toLowerCase(Locale.ROOT);
+    return containsAny(n, SECRET_PARAM_PARTS) || isAny(n, SECRET_PARAMS);
   }
 
-  private static boolean containsAny(String name, String[] parts) {
-    String n = name.toLowerCase(Locale.ROOT);
+  private static boolean containsAny(String lowerCaseName, String[] parts) {
     for (String part : parts) {
-      if (n.contains(part)) {
+      if (lowerCaseName.contains(part)) {
         return true;
       }
     }
     return false;
   }
 
-  /** The request target with the values of credential-like query parameters redacted. */
-  static String redactUri(String uri) {
-    int q = uri.indexOf('?');
-    if (q < 0) {
-      return uri;
+  private static boolean isAny(String lowerCaseName, String[] names) {
+    for (String name : names) {
+      if (lowerCaseName.equals(name)) {
+        return true;
+      }
     }
-    int hash = uri.indexOf('#', q);
-    String query = hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash);
-    StringJoiner pairs = new StringJoiner("&", uri.substring(0, q + 1), "");
+    return false;
+  }
+
+  /**
+   * The request target with the values of credential-like query parameters redacted, and a
+   * fragment, if any, replaced as a whole: everything after the first {@code #} is the fragment,
+   * even a {@code ?} in it.
+   */
+  static String redactUri(String uri) {
+    int hash = uri.indexOf('#');
+    String fragment = hash < 0 ? "" : "#" + JournalEntry.REDACTED;
+    String target = hash < 0 ? uri : uri.substring(0, hash);
+    int q = target.indexOf('?');
+    if (q < 0) {
+      return target + fragment;
+    }
+    StringJoiner pairs = new StringJoiner("&", target.substring(0, q + 1), "");
     // -1 keeps empty pairs (a trailing or doubled '&'), so only values change
-    for (String pair : query.split("&", -1)) {
+    for (String pair : target.substring(q + 1).split("&", -1)) {
       int eq = pair.indexOf('=');
       boolean secret = eq >= 0 && isSecretParam(decode(pair.substring(0, eq)));
       pairs.add(secret ? pair.substring(0, eq + 1) + JournalEntry.REDACTED : pair);
     }
-    return hash < 0 ? pairs.toString() : pairs + uri.substring(hash);
+    return pairs + fragment;
   }
 
   private static String decode(String s) {

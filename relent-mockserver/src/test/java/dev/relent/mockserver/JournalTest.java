@@ -53,6 +53,43 @@ class JournalTest {
   }
 
   @Test
+  void authHeadersOfAnyNameAndAFragmentAreRedactedButTheIdempotencyKeyIsKept() throws Exception {
+    Scenario scenario = Scenario.builder().route("/charge").steps(Step.status(201)).build();
+    try (MockServer server = MockServer.start(scenario);
+        RawHttp raw = new RawHttp(server)) {
+      raw.send(
+          "POST /charge?page=2&code=s3cr3t-code#access_token=s3cr3t-fragment&x=1 HTTP/1.1\r\n"
+              + "Host: localhost\r\n"
+              + "X-Auth: s3cr3t-x-auth\r\n"
+              + "X-Auth-Key: s3cr3t-x-auth-key\r\n"
+              + "Proxy-Authorization: Basic s3cr3t-proxy\r\n"
+              + "X-Shopify-Access-Token: s3cr3t-access-token\r\n"
+              + "Idempotency-Key: order-17\r\n"
+              + "Content-Length: 0\r\n\r\n");
+      assertThat(raw.response().status).isEqualTo(201);
+      JournalEntry e = server.journal().get(0);
+      assertThat(server.journalJson()).doesNotContain("s3cr3t");
+      assertThat(e.target()).isEqualTo("/charge?page=2&code=REDACTED#REDACTED");
+      for (String name :
+          List.of("X-Auth", "X-Auth-Key", "Proxy-Authorization", "X-Shopify-Access-Token")) {
+        assertThat(e.header(name)).as(name).isEqualTo("REDACTED");
+      }
+      assertThat(e.header("Idempotency-Key")).isEqualTo("order-17");
+    }
+  }
+
+  @Test
+  void redactionOfATargetIsStableAndKeepsWhatIsNoSecret() {
+    assertThat(Redaction.redactUri("/a?b=1&&token=t&")).isEqualTo("/a?b=1&&token=REDACTED&");
+    assertThat(Redaction.redactUri("/a#frag?token=t")).isEqualTo("/a#REDACTED");
+    assertThat(Redaction.redactUri("/a#")).isEqualTo("/a#REDACTED");
+    assertThat(Redaction.redactUri("/a#REDACTED")).isEqualTo("/a#REDACTED");
+    assertThat(Redaction.redactUri("/plain/path")).isEqualTo("/plain/path");
+    assertThat(Redaction.isSecretHeader("X-Idempotency-Key")).isFalse();
+    assertThat(Redaction.isSecretHeader("X-Request-Id")).isFalse();
+  }
+
+  @Test
   void entriesSayWhichRouteAndStepAnsweredAndHow() throws Exception {
     FakeClock clock = new FakeClock(Instant.parse("2025-01-01T00:00:00Z"));
     Scenario scenario =
