@@ -61,6 +61,11 @@ import java.util.function.BiConsumer;
  *   <li>A 429 with neither gives {@code rateLimited(0)}: the backoff decides the wait.
  * </ol>
  *
+ * <p><b>Cached responses.</b> A response with a positive {@code Age} came from a cache, so the
+ * rate-limit headers it carries describe the limit when it was stored, not now: every family is
+ * then ignored, as the RateLimit draft asks of responses with a positive current age. {@code
+ * Retry-After} on such a response is still read.
+ *
  * <p>Every hint also carries the tightest stated limit ({@link ServerHint#withQuota}: the fewest
  * requests per second from now), so the pacer learns from a 429 or a 503 as from a 200.
  *
@@ -339,9 +344,10 @@ public final class ServerHints {
    * limit=100, remaining=0, reset=30}; {@code RateLimit-Remaining} with {@code RateLimit-Limit} and
    * {@code RateLimit-Reset}; {@code X-RateLimit-*}; {@code X-Rate-Limit-*}; and last {@code
    * RateLimit-Policy} alone (one status per policy, with no remaining). A malformed field, or one
-   * longer than {@value #MAX_FIELD_LENGTH} characters, counts as absent. This is what {@link #read}
-   * decides from, for a caller that paces by what the server says (remaining quota over the time to
-   * reset) before any 429 happens.
+   * longer than {@value #MAX_FIELD_LENGTH} characters, counts as absent; a response with a positive
+   * {@code Age} (from a cache) states none. This is what {@link #read} decides from, for a caller
+   * that paces by what the server says (remaining quota over the time to reset) before any 429
+   * happens.
    *
    * @param headers the response headers; null counts as none
    * @param now the local wall-clock time, against which an epoch reset is measured when the
@@ -355,6 +361,9 @@ public final class ServerHints {
   }
 
   private List<RateLimitStatus> statuses(HeaderLookup headers, Instant now, String date) {
+    if (fromCache(headers)) {
+      return List.of();
+    }
     String rateLimit = field(headers, "RateLimit");
     String policyField = field(headers, "RateLimit-Policy");
     List<Policy> policies = policyField == null ? null : policies(policyField);
@@ -392,6 +401,24 @@ public final class ServerHints {
       out.add(status(p.name(), p.quota(), null, null, null, p, policySource));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Whether the response was served from a cache: its {@code Age} is a positive delta-seconds. The
+   * limits it states are then how things stood when it was stored, not now, and are ignored. The
+   * {@code Date} is not used to guess an age: the two clocks may differ.
+   */
+  private static boolean fromCache(HeaderLookup headers) {
+    String age = trim(ResponseFacts.first(headers, "Age"));
+    boolean positive = false;
+    for (int i = 0; i < age.length(); i++) {
+      char c = age.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+      positive |= c != '0';
+    }
+    return positive;
   }
 
   /** The field as a structured-field List; null when it is malformed or empty (then ignored). */

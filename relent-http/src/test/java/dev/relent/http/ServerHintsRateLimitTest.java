@@ -133,6 +133,32 @@ class ServerHintsRateLimitTest {
   }
 
   @Test
+  void aResponseFromACacheStatesNoLimitSection7Point3() {
+    String[] exhausted = {
+      "RateLimit", "\"default\";r=0;t=30", "RateLimit-Policy", "\"default\";q=100"
+    };
+    // A positive Age: served from a cache, so what it says of the limit is stale and ignored.
+    for (String age : new String[] {"1", " 3600 ", "00000000000000000000000000000000000001"}) {
+      String[] cached = {exhausted[0], exhausted[1], exhausted[2], exhausted[3], "Age", age};
+      assertThat(read(200, cached)).as("Age: %s", age).isNull();
+      assertThat(limits(cached)).isEmpty();
+      assertThat(limits("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30", "Age", age))
+          .isEmpty();
+      // A cached 429 still says "too many", and its Retry-After is still read.
+      assertThat(read(429, cached).waitNanos()).isZero();
+      assertThat(read(429, "Retry-After", "5", "Age", age).waitNanos())
+          .isEqualTo(Duration.ofSeconds(5).toNanos());
+    }
+    // Age 0 (fresh, perhaps revalidated) or an Age that is no delta-seconds: read as usual.
+    for (String age : new String[] {"0", "000", "-5", "1.5", "soon", ""}) {
+      String[] fresh = {exhausted[0], exhausted[1], exhausted[2], exhausted[3], "Age", age};
+      assertThat(read(200, fresh).waitNanos())
+          .as("Age: %s", age)
+          .isEqualTo(Duration.ofSeconds(30).toNanos());
+    }
+  }
+
+  @Test
   void resourceExhaustionExamplesOfSection8() {
     // A daily window with one left: nothing to wait for yet, and the status says a day.
     RateLimitStatus daily =
