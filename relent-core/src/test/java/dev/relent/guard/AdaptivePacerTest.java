@@ -188,6 +188,69 @@ class AdaptivePacerTest {
     assertThat(answers).isLessThan(150);
   }
 
+  /**
+   * Answers the pacer's starts against a limiter that refuses any start sent faster than {@code
+   * limit} per second, until {@code refusals} starts were refused; returns the answers between
+   * refusals.
+   */
+  private static List<Integer> answersBetweenRefusals(
+      Pacer pacer, double limit, int refusals, long[] clock) {
+    List<Integer> gaps = new ArrayList<>();
+    int answers = 0;
+    while (gaps.size() < refusals && answers < 1_000_000) {
+      long start = clock[0] + pacer.tryAcquire(clock[0], NO_LIMIT);
+      clock[0] = start;
+      if (S / (double) pacer.interval().toNanos() > limit) {
+        pacer.onThrottled(start, start + MS);
+        gaps.add(answers);
+        answers = 0;
+      } else {
+        pacer.onAccepted(start);
+        answers++;
+      }
+    }
+    return gaps;
+  }
+
+  @Test
+  void aLimitFoundAgainAtTheSameRateIsProbedMorePatientlyEachTimeThenAtAFixedPatience() {
+    Pacer pacer = Pacer.builder().adaptive().withRate(100, Duration.ofSeconds(1)).build();
+    long[] clock = {0};
+    List<Integer> gaps = answersBetweenRefusals(pacer, 50, 14, clock);
+    // The first refusals walk the rate down to the limit (a few answers apart); from the first
+    // probe that finds 50/s on, each probe finds it again and waits about twice as long as the
+    // one before, twice; then the patience stays.
+    int first = gaps.size();
+    while (gaps.get(first - 1) >= 50) {
+      first--;
+    }
+    List<Integer> probes = gaps.subList(first, gaps.size());
+    for (int i = 1; i <= 2; i++) {
+      assertThat((double) probes.get(i))
+          .as("answers between refusals: %s", gaps)
+          .isGreaterThan(1.5 * probes.get(i - 1));
+    }
+    int last = probes.get(probes.size() - 1);
+    assertThat(probes.subList(probes.size() - 3, probes.size()))
+        .as("answers between refusals: %s", gaps)
+        .allSatisfy(g -> assertThat((double) g).isBetween(0.95 * last, 1.05 * last));
+    assertThat(last).isLessThan(10 * probes.get(0));
+    // The price of patience: a limit that doubles is found later, the rate passing 1.5 times the
+    // old limit after about 1 700 answers (34 s at 50/s) where it took 431 with no patience.
+    Pacer rising = Pacer.builder().adaptive().withRate(100, Duration.ofSeconds(1)).build();
+    long[] at = {0};
+    answersBetweenRefusals(rising, 50, 14, at);
+    int toFind = 0;
+    while (S / (double) rising.interval().toNanos() < 75) {
+      at[0] = answer(rising, at[0]);
+      toFind++;
+    }
+    assertThat(toFind).isBetween(1_000, 2_000);
+    // The limit moves: a refusal at another rate starts the patience over.
+    List<Integer> after = answersBetweenRefusals(pacer, 25, 3, clock);
+    assertThat(after.get(2)).as("after the limit fell: %s", after).isLessThan(last / 4);
+  }
+
   @Test
   void aProbeThatNeverMeetsALimitKeepsTheRateFinite() {
     Pacer pacer = Pacer.adaptive();
