@@ -351,9 +351,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
    * least {@value #AIMD_PROBE_DOUBLING_MIN}), and starts at {@value #AIMD_PROBE} / D per answer: as
    * patient as the evidence was long. A {@code wMax} found after a long round is met again after
    * about 2.4 D answers; one learned from a short round, or a limit that rose, is found within a
-   * few dozen. Each refusal within {@value #AIMD_SAME_LIMIT} of the last refused rate finds the same
-   * limit again and doubles D, up to {@value #AIMD_MAX_CONFIRMED} times in a row: a limit that holds
-   * costs a refusal a quarter as often, and a limit that doubles is found within about 1 700
+   * few dozen. Each refusal within {@value #AIMD_SAME_LIMIT} of the last refused rate finds the
+   * same limit again and doubles D, up to {@value #AIMD_MAX_CONFIRMED} times in a row: a limit that
+   * holds costs a refusal a quarter as often, and a limit that doubles is found within about 1 700
    * answers instead of 430. Counted in answers, not seconds, so that it behaves the same at 2
    * requests a second as at 200.
    */
