@@ -145,9 +145,10 @@ final class BatchCommand implements Callable<Integer> {
           "Share the pacer's schedule and the concurrency limit through Redis,"
               + " redis://HOST:PORT[/DB], with every relent batch started with the same --shared"
               + " and --account: together they start no faster than --rate and have at most"
-              + " --concurrency in flight, and a slow-down one learns from a 429 slows all. Each"
-              + " keeps its own journal and the scopes a 429 pauses. If Redis is lost, each goes"
-              + " on alone at its share until it is back. Default: none (paces alone).")
+              + " --concurrency in flight, a slow-down one learns from a 429 slows all, and a"
+              + " scope a 429 pauses is paused in all. Each keeps its own journal. If Redis is"
+              + " lost, each goes on alone at its share until it is back. Default: none (paces"
+              + " alone).")
   String shared;
 
   @Option(

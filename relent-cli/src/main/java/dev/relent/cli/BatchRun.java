@@ -7,11 +7,13 @@ import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
+import dev.relent.guard.Scope;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.ServerHints;
 import dev.relent.http.jdk.RelentHttpClient;
+import dev.relent.redis.RedisPacerState;
 import dev.relent.redis.RelentRedis;
 import dev.relent.time.Clock;
 import dev.relent.time.RandomSource;
@@ -143,6 +145,11 @@ final class BatchRun {
       return "account:" + account;
     }
 
+    /** The name of a scope's shared pacer state: the account's name and the scope's. */
+    String scopeName(Scope scope) {
+      return pacerName() + ":" + RedisPacerState.nameOf(scope);
+    }
+
     /** For the summary: {@code shared through redis://host:port as account NAME}. */
     String describe() {
       return "shared through " + redis.uri() + " as account " + account;
@@ -236,7 +243,7 @@ final class BatchRun {
     TimeSource time =
         TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
     // Escalation: three endpoints of one account paused within a minute pause the account.
-    this.registry = GuardRegistry.builder().withTime(time).build();
+    this.registry = registry(settings.shared(), time);
     this.pacer = pacer(settings.rate(), settings.shared(), time);
     this.http =
         RelentHttpClient.builder(jdkClient(settings.attemptTimeout()))
@@ -287,6 +294,32 @@ final class BatchRun {
       b.withState(shared.redis().pacerState(shared.pacerName(), time.ticker()));
     }
     return b.build();
+  }
+
+  /**
+   * The registry of the requests' scopes. Shared, each scope gets a pacer whose state lives in
+   * Redis under the account and the scope's name: it never limits the rate (the queue's pacer
+   * does), but a pause it holds, from a 429 or a quota answer to any process of the account, holds
+   * that scope's requests in every process.
+   */
+  static GuardRegistry registry(Shared shared, TimeSource time) {
+    GuardRegistry.Builder b = GuardRegistry.builder().withTime(time);
+    if (shared != null) {
+      for (Scope.Kind kind : Scope.Kind.values()) {
+        b.withPacer(kind, scope -> scopePacer(shared, scope, time));
+      }
+    }
+    return b.build();
+  }
+
+  /** A scope's pacer in a shared run: its pauses shared, its rate unlimited. */
+  static Pacer scopePacer(Shared shared, Scope scope, TimeSource time) {
+    return Pacer.builder()
+        .withRate(Integer.MAX_VALUE, Duration.ofSeconds(1))
+        .withBurst(Integer.MAX_VALUE)
+        .withTime(time)
+        .withState(shared.redis().pacerState(shared.scopeName(scope), time.ticker()))
+        .build();
   }
 
   /**

@@ -92,8 +92,10 @@ class SharedBatchFallbackTest {
           .contains("this process goes on alone at its share of the account's rate")
           .containsOnlyOnce(
               "relent: Redis at " + redis.uri() + " answers again; the account is shared again");
-      // Back on Redis: the restarted, empty server holds the account's schedule again.
-      assertThat(SharedBatchOptionsTest.exists(redis.uri(), "relent:{account:fallback-test}:pacer"))
+      // Back on Redis: the restarted, empty server holds the account's state again (the processes
+      // sharing its guards; the pacer's own hash expires a second after its last change).
+      assertThat(
+              SharedBatchOptionsTest.exists(redis.uri(), "relent:{account:fallback-test}:members"))
           .isTrue();
     }
   }
