@@ -40,10 +40,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * The workers of a batch: a queue of requests sent through one shared {@link RelentHttpClient} (one
  * executor, one {@link Pacer} for the start rate when {@code --rate} sets a ceiling, one {@link
  * ConcurrencyLimit}, and a {@link GuardRegistry} of the requests' scopes, where a 429 with a wait
- * or an exhausted rate-limit header pauses the scope it belongs to, for every worker) by as many
- * worker threads as the limit. Used by {@code relent batch} and {@code relent demo}. What happened
- * to each request is kept by the {@link BatchRecorder}; what is shown, by the {@link
- * BatchTimeline}.
+ * or an exhausted rate-limit header pauses the scope it belongs to, for every worker, and with
+ * {@code --shared} for every process of the account) by as many worker threads as the limit. Used
+ * by {@code relent batch} and {@code relent demo}. What happened to each request is kept by the
+ * {@link BatchRecorder}; what is shown, by the {@link BatchTimeline}.
  *
  * <p>Design. Each worker takes the next request from the queue (the input is read a line at a time
  * as workers take them, and a request's state is dropped once it has ended and been recorded:
