@@ -309,4 +309,17 @@ class BatchJournalTest {
                 + ":2: a record with a checksum in a journal of version 1, which has none: the"
                 + " first line was changed.");
   }
+
+  @Test
+  void theFirstLineIsTheOneDocsCliShows() throws Exception {
+    Path file = dir.resolve("j");
+    try (BatchJournal j =
+        BatchJournal.open(file, Path.of("/data/payments.jsonl"), "2026-12-01T00:00Z")) {
+      assertThat(j.created()).isTrue();
+    }
+    assertThat(Files.readAllLines(file))
+        .containsExactly(
+            "{\"rec\":\"journal\",\"version\":2,\"created_at\":\"2026-12-01T00:00Z\","
+                + "\"input\":\"/data/payments.jsonl\",\"crc32c\":\"c21397fa\"}");
+  }
 }
