@@ -10,12 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
@@ -26,13 +28,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * one {@code force} ({@link GroupCommit}):
  *
  * <pre>{@code
- * {"rec":"journal","version":1,"created_at":"…","input":"/abs/requests.jsonl"}
- * {"rec":"run","run":1,"at":"…","requests":27,"finished_before":0}
- * {"rec":"key","id":"pay-1","key":"5b0c…","fingerprint":"9f2e…"}   before the first send
- * {"rec":"done","id":"pay-1","result":{…}}                          a final outcome
- * {"rec":"open","id":"acct-9","result":{…}}                         stopped before a final one
- * {"rec":"end","run":1,"at":"…","exit_code":5,"stopped":"quota"}
+ * {"rec":"journal","version":2,"created_at":"…","input":"/abs/requests.jsonl","crc32c":"…"}
+ * {"rec":"run","run":1,"at":"…","requests":27,"finished_before":0,"crc32c":"…"}
+ * {"rec":"key","id":"pay-1","key":"5b0c…","fingerprint":"9f2e…","crc32c":"…"}   before the send
+ * {"rec":"done","id":"pay-1","result":{…},"crc32c":"…"}                          a final outcome
+ * {"rec":"open","id":"acct-9","result":{…},"crc32c":"…"}                 stopped before a final one
+ * {"rec":"end","run":1,"at":"…","exit_code":5,"stopped":"quota","crc32c":"…"}
  * }</pre>
+ *
+ * <p>Checksums: the last member of every line's object is {@code "crc32c":"xxxxxxxx"} (the line's
+ * last {@link #TAIL_LENGTH} bytes, with the comma before it and the closing brace), eight lowercase
+ * hex digits of the CRC-32C of the previous line's eight digits ({@code 00000000} before the first
+ * line) followed by this line's bytes up to the comma of {@code ,"crc32c"}. Each line is checked on
+ * its own, and the chain through the previous line's digits also tells when a whole line was
+ * removed, repeated or moved. {@link GroupCommit} computes the chain under its queue lock, in the
+ * order the lines reach the file ({@link Chain}).
  *
  * <p>Reading it back: the first {@code key} of an id is its key for good; an id with a {@code done}
  * record is finished and skipped; every other id is sent again (writes with their journaled key).
@@ -41,16 +51,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * finished (those that were in flight); the results of finished ids are read again, in a second
  * pass, only to be copied to {@code --out} ({@link #copyFinished}). A last line without its newline
  * is what a kill during a write leaves: it is cut off and the record counts as not written (its
- * state change had not been acknowledged). Any other line that is not a record makes the journal
- * unusable, with the line number.
+ * state change had not been acknowledged). A last line whose checksum fails is taken for the same:
+ * a write that a crash left half on the disk; it is cut off too. A failing line with records after
+ * it is damage, and the journal is refused with the line number and what to do, as is any other
+ * line that is not a record. A journal of version {@value #LEGACY_VERSION}, written before lines
+ * had checksums, is read and appended to as before, without them.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
  * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
  * #finished}, {@link #check} and {@link #copyFinished} read the index one thread at a time.
  */
 final class BatchJournal implements Closeable {
-  /** The format version, in the first record. */
-  static final int VERSION = 1;
+  /** The format version of a new journal, in its first record: every line has a checksum. */
+  static final int VERSION = 2;
+
+  /** The version before checksums; such a journal is read and resumed without them. */
+  static final int LEGACY_VERSION = 1;
+
+  /** What ends every line of a checked journal before its checksum's digits. */
+  private static final byte[] TAIL_START = ",\"crc32c\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /** The bytes of the checksum member, its comma and the closing brace, ending a checked line. */
+  static final int TAIL_LENGTH = TAIL_START.length + 8 + 2;
 
   /** A journal that cannot be used: not a journal, another version, locked, changed input. */
   static final class Unusable extends Exception {
@@ -74,6 +96,7 @@ final class BatchJournal implements Closeable {
   private final int runs;
   private final boolean created;
   private final Map<String, Integer> failedBefore;
+  private final boolean checked;
 
   private BatchJournal(
       Path file,
@@ -84,10 +107,14 @@ final class BatchJournal implements Closeable {
       long readEnd,
       int runs,
       boolean created,
-      Map<String, Integer> failedBefore) {
+      Map<String, Integer> failedBefore,
+      Chain chain) {
     this.file = file;
     this.channel = channel;
-    this.commits = new GroupCommit(channel, "relent-journal");
+    this.checked = chain != null;
+    this.commits =
+        new GroupCommit(
+            channel, "relent-journal", chain != null ? chain : BatchJournal::legacyLine);
     this.lock = lock;
     this.keys = keys;
     this.done = done;
@@ -133,31 +160,83 @@ final class BatchJournal implements Closeable {
         ch.truncate(end);
         ch.force(true);
       }
-      if (end == 0) {
-        // a new file, or an empty one someone made: treat it as new
-        created = true;
-      }
       LineReader lines = new LineReader(ch, end);
-      String line;
-      while ((line = lines.next()) != null) {
-        if (line.isEmpty()) {
+      // For a checked journal: the last line's checksum, and the first line that failed its own.
+      boolean checked = true;
+      int chain = 0;
+      Damage damage = null;
+      while (lines.next()) {
+        int number = lines.number();
+        if (lines.length() == 0) {
+          if (number == 1) {
+            throw new Unusable(file + ":1: not a relent batch journal (the first line is empty)");
+          }
           continue;
         }
-        int number = lines.number();
-        Map<String, Object> rec = record(file, number, line);
-        String type = String.valueOf(rec.get("rec"));
+        if (damage != null) {
+          // Records after the failing line: it was not a write cut short, but damage.
+          throw new Unusable(damage.message(file));
+        }
+        Map<String, Object> rec;
         if (number == 1) {
+          long sum = checksum(lines.bytes(), lines.length(), 0);
+          if (sum >= 0) {
+            rec = record(file, 1, lines.recordText());
+            chain = (int) sum;
+          } else {
+            rec = record(file, 1, lines.text());
+            checked = false;
+          }
+          String type = String.valueOf(rec.get("rec"));
           if (!type.equals("journal")) {
             throw new Unusable(
                 file + ":1: not a relent batch journal (the first record is not \"journal\")");
           }
           Object v = rec.get("version");
-          if (!(v instanceof Long) || (Long) v != VERSION) {
+          if (!checked && (rec.containsKey("crc32c") || v instanceof Long && (Long) v == VERSION)) {
             throw new Unusable(
-                file + ":1: journal version " + v + "; this relent reads version " + VERSION);
+                new Damage(1, 0, sum == NO_CHECKSUM ? "no checksum" : "checksum does not match")
+                    .message(file));
+          }
+          if (!(v instanceof Long) || (Long) v != (checked ? VERSION : LEGACY_VERSION)) {
+            throw new Unusable(
+                file
+                    + ":1: journal version "
+                    + v
+                    + "; this relent reads versions "
+                    + LEGACY_VERSION
+                    + " and "
+                    + VERSION);
           }
           continue;
         }
+        if (checked) {
+          long sum = checksum(lines.bytes(), lines.length(), chain);
+          if (sum < 0) {
+            damage =
+                new Damage(
+                    number,
+                    lines.start(),
+                    sum == NO_CHECKSUM ? "no checksum" : "checksum does not match");
+            continue;
+          }
+          chain = (int) sum;
+          rec = record(file, number, lines.recordText());
+        } else {
+          rec = record(file, number, lines.text());
+          if (rec.containsKey("crc32c")) {
+            // Only a checked journal's lines carry one: its first line was changed to version 1.
+            throw new Unusable(
+                file
+                    + ":"
+                    + number
+                    + ": a record with a checksum in a journal of version "
+                    + LEGACY_VERSION
+                    + ", which has none: the first line was changed. "
+                    + UNTRUSTED);
+          }
+        }
+        String type = String.valueOf(rec.get("rec"));
         Object id = rec.get("id");
         switch (type) {
           case "run":
@@ -201,8 +280,21 @@ final class BatchJournal implements Closeable {
                     + ": unknown record "
                     + Json.quote(type)
                     + " for version "
-                    + VERSION);
+                    + (checked ? VERSION : LEGACY_VERSION));
         }
+      }
+      if (damage != null) {
+        // The last record failed its check and nothing follows: a write a crash left half on the
+        // disk, never acknowledged, so never acted on. Cut off like a torn record.
+        end = damage.start;
+        ch.truncate(end);
+        ch.force(true);
+      }
+      if (end == 0) {
+        // a new file, or an empty one someone made: treat it as new
+        created = true;
+        checked = true;
+        chain = 0;
       }
       BatchJournal journal =
           new BatchJournal(
@@ -214,7 +306,8 @@ final class BatchJournal implements Closeable {
               end,
               runs,
               created,
-              Collections.unmodifiableMap(failedBefore));
+              Collections.unmodifiableMap(failedBefore),
+              checked ? new Chain(chain) : null);
       if (created) {
         Map<String, Object> first = new LinkedHashMap<>();
         first.put("rec", "journal");
@@ -233,6 +326,132 @@ final class BatchJournal implements Closeable {
       }
       throw e;
     }
+  }
+
+  /** What to do about a damaged line N: where to cut, and what a resume from the cut sends. */
+  private static final String DAMAGE_ADVICE =
+      "Lines before line N are intact. To resume from them, keep a copy of this file and cut it"
+          + " before the damage (head -n N-1 FILE > FILE.cut; run again with --journal FILE.cut):"
+          + " requests recorded from line N on are sent again, a keyed write whose key record is"
+          + " cut with a new key, so check those with the server first.";
+
+  /** What to do when the first line is damaged: nothing after it can be checked. */
+  private static final String UNTRUSTED =
+      "Nothing in it can be checked: keep it for inspection, check the keyed writes it records"
+          + " with the server, and start again with a new journal.";
+
+  /** A line that failed its checksum: where it starts, and why. */
+  private record Damage(int line, long start, String problem) {
+    String message(Path file) {
+      if (line == 1) {
+        return file
+            + ":1: damaged first record ("
+            + problem
+            + ": the line was changed after it was written). "
+            + UNTRUSTED;
+      }
+      return file
+          + ":"
+          + line
+          + ": damaged record ("
+          + problem
+          + ": the line was changed after it was written, or one before it was removed or moved). "
+          + DAMAGE_ADVICE
+              .replace("N-1", String.valueOf(line - 1))
+              .replace("line N", "line " + line)
+              .replace("FILE", file.toString());
+    }
+  }
+
+  /** {@link #checksum}: the line has no checksum member at its end. */
+  static final long NO_CHECKSUM = -1;
+
+  /** {@link #checksum}: the line's checksum is not the one computed. */
+  static final long MISMATCH = -2;
+
+  /**
+   * Checks a line of a checked journal (without its newline) against the previous line's checksum.
+   *
+   * @return the line's checksum, as an unsigned int, or {@link #NO_CHECKSUM} or {@link #MISMATCH}
+   */
+  static long checksum(byte[] line, int length, int previous) {
+    int at = length - TAIL_LENGTH;
+    if (at < 1 || line[length - 2] != '"' || line[length - 1] != '}') {
+      return NO_CHECKSUM;
+    }
+    for (int i = 0; i < TAIL_START.length; i++) {
+      if (line[at + i] != TAIL_START[i]) {
+        return NO_CHECKSUM;
+      }
+    }
+    long stated = 0;
+    for (int i = at + TAIL_START.length; i < length - 2; i++) {
+      int digit = Character.digit(line[i], 16);
+      if (digit < 0 || line[i] >= 'A' && line[i] <= 'F') {
+        return NO_CHECKSUM;
+      }
+      stated = stated << 4 | digit;
+    }
+    int computed = Chain.compute(new CRC32C(), previous, line, at);
+    return stated == Integer.toUnsignedLong(computed) ? stated : MISMATCH;
+  }
+
+  /**
+   * Turns a record into its line in a checked journal: the checksum member added, chained to the
+   * line before. Called by {@link GroupCommit} under its lock, in file order; not thread-safe
+   * otherwise.
+   */
+  static final class Chain implements GroupCommit.Framing {
+    private final CRC32C crc = new CRC32C();
+    private int previous;
+
+    /**
+     * @param previous the checksum of the journal's last line, 0 for a new journal
+     */
+    Chain(int previous) {
+      this.previous = previous;
+    }
+
+    @Override
+    public byte[] frame(byte[] record) {
+      // A record is a JSON object with members: "{...}". Its closing brace moves after the sum.
+      int body = record.length - 1;
+      if (body < 2 || record[0] != '{' || record[body] != '}') {
+        throw new IllegalArgumentException("not a record: " + record.length + " bytes");
+      }
+      int sum = compute(crc, previous, record, body);
+      byte[] line = Arrays.copyOf(record, body + TAIL_LENGTH + 1);
+      System.arraycopy(TAIL_START, 0, line, body, TAIL_START.length);
+      writeHex(sum, line, body + TAIL_START.length);
+      line[line.length - 3] = '"';
+      line[line.length - 2] = '}';
+      line[line.length - 1] = '\n';
+      previous = sum;
+      return line;
+    }
+
+    /** CRC-32C of the previous checksum's eight hex digits, then {@code bytes[0, length)}. */
+    static int compute(CRC32C crc, int previous, byte[] bytes, int length) {
+      byte[] digits = new byte[8];
+      writeHex(previous, digits, 0);
+      crc.reset();
+      crc.update(digits);
+      crc.update(bytes, 0, length);
+      return (int) crc.getValue();
+    }
+
+    private static void writeHex(int value, byte[] to, int at) {
+      for (int i = 0; i < 8; i++) {
+        to[at + i] = (byte) Character.forDigit((value >>> (28 - 4 * i)) & 0xF, 16);
+      }
+    }
+  }
+
+  /** A line of a journal of version 1: the record and a newline, no checksum. */
+  private static byte[] legacyLine(byte[] record) {
+    byte[] line = Arrays.copyOf(record, record.length + 1);
+    line[record.length] = '\n';
+    return line;
   }
 
   private static Map<String, Object> record(Path file, int number, String line) throws Unusable {
@@ -271,8 +490,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void append(Map<String, Object> record) throws IOException {
-    byte[] line = (JsonTree.write(record) + "\n").getBytes(StandardCharsets.UTF_8);
-    commits.commit(line);
+    commits.commit(JsonTree.write(record).getBytes(StandardCharsets.UTF_8));
     if ("done".equals(record.get("rec"))) {
       // A finished request needs its key no more: memory stays bounded by the requests in flight.
       keys.remove(String.valueOf(record.get("id")));
@@ -325,7 +543,7 @@ final class BatchJournal implements Closeable {
    */
   void outcomeQueued(String id, boolean isFinal, Map<String, Object> result) throws IOException {
     Map<String, Object> rec = outcomeRecord(id, isFinal, result);
-    commits.enqueue((JsonTree.write(rec) + "\n").getBytes(StandardCharsets.UTF_8));
+    commits.enqueue(JsonTree.write(rec).getBytes(StandardCharsets.UTF_8));
     if (isFinal) {
       keys.remove(id);
     }
@@ -414,14 +632,14 @@ final class BatchJournal implements Closeable {
   int copyFinished(java.io.Writer out) throws IOException {
     int n = 0;
     LineReader lines = new LineReader(channel, readEnd);
-    String line;
-    while ((line = lines.next()) != null) {
-      if (!line.startsWith("{\"rec\":\"done\"")) {
+    while (lines.next()) {
+      if (!lines.startsWith(DONE)) {
         continue;
       }
       Map<String, Object> rec;
       try {
-        rec = record(file, lines.number(), line);
+        // Checked when the journal was opened; nothing has changed it since (it is locked).
+        rec = record(file, lines.number(), checked ? lines.recordText() : lines.text());
       } catch (Unusable e) {
         throw new IOException(e.getMessage(), e);
       }
@@ -436,6 +654,8 @@ final class BatchJournal implements Closeable {
     }
     return n;
   }
+
+  private static final byte[] DONE = "{\"rec\":\"done\"".getBytes(StandardCharsets.US_ASCII);
 
   /**
    * What a journal knows of one request: finished before, with which exit code, and whether it
@@ -497,15 +717,18 @@ final class BatchJournal implements Closeable {
 
   /**
    * The lines of a journal up to an offset, read through its own channel (another descriptor of a
-   * locked file would drop the lock when closed) in 64 KiB blocks: one line in memory at a time.
+   * locked file would drop the lock when closed) in 64 KiB blocks: one line in memory at a time, as
+   * the bytes on the disk (a checksum is over those, not over their decoding).
    */
   private static final class LineReader {
     private final FileChannel ch;
     private final long end;
     private final ByteBuffer block = ByteBuffer.allocate(64 * 1024);
-    private long at;
+    private long at; // the file offset just after the block's bytes
+    private long start;
     private int number;
-    private java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream(256);
+    private byte[] line = new byte[256];
+    private int length;
 
     LineReader(FileChannel ch, long end) {
       this.ch = ch;
@@ -513,18 +736,51 @@ final class BatchJournal implements Closeable {
       block.limit(0);
     }
 
-    /** The number of the line last returned, from 1. */
+    /** The number of the current line, from 1. */
     int number() {
       return number;
     }
 
-    /** The next line without its newline, or null at the end. */
-    String next() throws IOException {
-      line.reset();
+    /** The file offset of the current line's first byte. */
+    long start() {
+      return start;
+    }
+
+    /** The current line's bytes, without its newline: {@code bytes()[0, length())}. */
+    byte[] bytes() {
+      return line;
+    }
+
+    int length() {
+      return length;
+    }
+
+    /** The current line as text. */
+    String text() {
+      return new String(line, 0, length, StandardCharsets.UTF_8);
+    }
+
+    /** The current line of a checked journal as the record it checks: without its checksum. */
+    String recordText() {
+      return new String(line, 0, length - TAIL_LENGTH, StandardCharsets.UTF_8) + "}";
+    }
+
+    boolean startsWith(byte[] prefix) {
+      return length >= prefix.length
+          && Arrays.equals(line, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    /** Moves to the next line; false at the end. */
+    boolean next() throws IOException {
+      if (line.length > 64 * 1024) {
+        line = new byte[256];
+      }
+      length = 0;
+      start = at - block.limit() + block.position();
       while (true) {
         if (!block.hasRemaining()) {
           if (at >= end) {
-            return null; // only whole lines are read: end is just after a newline
+            return false; // only whole lines are read: end is just after a newline
           }
           block.clear().limit((int) Math.min(block.capacity(), end - at));
           while (block.hasRemaining()) {
@@ -540,13 +796,12 @@ final class BatchJournal implements Closeable {
           byte c = block.get();
           if (c == '\n') {
             number++;
-            String text = line.toString(StandardCharsets.UTF_8);
-            if (line.size() > 64 * 1024) {
-              line = new java.io.ByteArrayOutputStream(256);
-            }
-            return text;
+            return true;
           }
-          line.write(c);
+          if (length == line.length) {
+            line = Arrays.copyOf(line, line.length * 2);
+          }
+          line[length++] = c;
         }
       }
     }

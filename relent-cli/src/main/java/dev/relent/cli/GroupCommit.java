@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Appends lines to a file and makes them durable in groups: every line handed to {@link #commit}
@@ -13,12 +15,18 @@ import java.util.List;
  * is on the disk, so the guarantee of one force per record holds while N concurrent writers pay for
  * one force instead of N.
  *
- * <p>Design: one committer thread owns the channel; callers queue their bytes under a monitor and
- * wait on it. The committer is never interrupted (a {@link FileChannel} is closed for good when a
- * thread blocked in it is interrupted, and Ctrl-C interrupts the batch's workers), and callers wait
- * uninterruptibly, keeping the interrupt for later. Lines are written in the order they were
- * queued. A failed write or force fails its whole group and every later commit with the same error:
- * what is on the disk past the last good force is unknown.
+ * <p>Design: one committer thread owns the channel. Callers add their bytes to the open {@link
+ * Group} under a lock and then wait on that group alone; the committer takes the open group, puts a
+ * new one in its place, writes and forces the one it took, and wakes its waiters. A force wakes
+ * only the writers whose lines it made durable, and a queued line wakes only the committer, and
+ * only when it was idle: with 64 writers a group costs one wake-up per writer, not one per writer
+ * per line queued. A {@link Framing}, if given, turns each record into its line under the same
+ * lock, in the order the lines reach the file (the journal's checksum chain needs that order). The
+ * committer is never interrupted (a {@link FileChannel} is closed for good when a thread blocked in
+ * it is interrupted, and Ctrl-C interrupts the batch's workers), and callers wait uninterruptibly,
+ * keeping the interrupt for later. Lines are written in the order they were queued. A failed write
+ * or force fails its whole group, the group queued behind it and every later commit with the same
+ * error: what is on the disk past the last good force is unknown.
  *
  * <p>Thread-safe.
  */
@@ -26,70 +34,144 @@ final class GroupCommit implements AutoCloseable {
   /** Lines queued without waiting, at most, before {@link #enqueue} waits. */
   static final int MAX_PENDING = 4096;
 
-  private final FileChannel channel;
-  private final Thread committer;
+  /**
+   * Turns a record into the line written for it. Called under the queue's lock, once per record, in
+   * the order the lines reach the file; it may keep state that depends on that order.
+   */
+  interface Framing {
+    /** The line for {@code record}, newline included. */
+    byte[] frame(byte[] record);
+  }
 
-  // Guarded by this.
-  private List<byte[]> pending = new ArrayList<>();
-  private long queued;
-  private long durable;
+  /** Lines that are forced together, and the outcome their writers wait for. */
+  static final class Group {
+    // Guarded by the GroupCommit's lock until the committer takes the group.
+    private final List<byte[]> lines = new ArrayList<>();
+    private int bytes;
+    // Guarded by this.
+    private boolean done;
+    private IOException error;
+
+    private synchronized void finish(IOException e) {
+      done = true;
+      error = e;
+      notifyAll();
+    }
+
+    /**
+     * Waits, uninterruptibly, until the group is durable or failed.
+     *
+     * @throws IOException if it failed
+     */
+    void await() throws IOException {
+      boolean interrupted = false;
+      try {
+        synchronized (this) {
+          while (!done) {
+            try {
+              wait();
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (error != null) {
+            throw new IOException(error.getMessage(), error);
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private final FileChannel channel;
+  private final Framing framing;
+  private final Thread committer;
+  private final ReentrantLock lock = new ReentrantLock();
+  // The committer waits on work while the open group is empty; producers on room while it is full.
+  private final Condition work = lock.newCondition();
+  private final Condition room = lock.newCondition();
+
+  // Guarded by lock.
+  private Group open = new Group();
+  private Group newest;
   private long groups;
   private IOException failed;
   private boolean closed;
+
+  /**
+   * Starts the committer thread; lines are written as given.
+   *
+   * @param channel an open channel; lines are appended at its end
+   * @param name the committer thread's name
+   */
+  GroupCommit(FileChannel channel, String name) {
+    this(channel, name, record -> record);
+  }
 
   /**
    * Starts the committer thread.
    *
    * @param channel an open channel; lines are appended at its end
    * @param name the committer thread's name
+   * @param framing what turns each record into its line, in file order
    */
-  GroupCommit(FileChannel channel, String name) {
+  GroupCommit(FileChannel channel, String name, Framing framing) {
     this.channel = channel;
+    this.framing = framing;
     this.committer = new Thread(this::run, name);
     committer.setDaemon(true);
     committer.start();
   }
 
   /**
-   * Appends a line and returns once it is forced to the disk.
+   * Appends a record and returns once its line is forced to the disk.
    *
-   * @param line the bytes, newline included
+   * @param record the bytes (a whole line if there is no framing)
    * @throws IOException if the line, or one before it, could not be written or forced, or the
    *     journal was closed
    */
-  void commit(byte[] line) throws IOException {
-    await(enqueue(line));
+  void commit(byte[] record) throws IOException {
+    enqueue(record).await();
   }
 
   /**
-   * Queues a line without waiting for it to be durable; waits only while many lines are queued
+   * Queues a record without waiting for it to be durable; waits only while many lines are queued
    * already, so that a fast producer cannot fill the heap.
    *
-   * @return the line's number, for {@link #await}
+   * @return the group the line joined
    * @throws IOException if an earlier line could not be written or forced, or the file was closed
    */
-  long enqueue(byte[] line) throws IOException {
+  Group enqueue(byte[] record) throws IOException {
     boolean interrupted = false;
+    lock.lock();
     try {
-      synchronized (this) {
-        while (pending.size() >= MAX_PENDING && failed == null && !closed) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
+      while (open.lines.size() >= MAX_PENDING && failed == null && !closed) {
+        try {
+          room.await();
+        } catch (InterruptedException e) {
+          interrupted = true;
         }
-        if (failed != null) {
-          throw new IOException(failed.getMessage(), failed);
-        }
-        if (closed) {
-          throw new IOException("the journal is closed");
-        }
-        pending.add(line);
-        notifyAll();
-        return ++queued;
       }
+      if (failed != null) {
+        throw new IOException(failed.getMessage(), failed);
+      }
+      if (closed) {
+        throw new IOException("the journal is closed");
+      }
+      byte[] line = framing.frame(record);
+      Group g = open;
+      g.lines.add(line);
+      g.bytes += line.length;
+      newest = g;
+      if (g.lines.size() == 1) {
+        work.signal(); // the committer waits only while the open group is empty
+      }
+      return g;
     } finally {
+      lock.unlock();
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
@@ -102,54 +184,35 @@ final class GroupCommit implements AutoCloseable {
    * @throws IOException if one could not be written or forced
    */
   void flush() throws IOException {
-    long last;
-    synchronized (this) {
-      last = queued;
-    }
-    await(last);
-  }
-
-  private void await(long mine) throws IOException {
-    boolean interrupted = false;
+    Group g;
+    lock.lock();
     try {
-      synchronized (this) {
-        while (durable < mine && failed == null) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-        if (durable < mine) {
-          throw new IOException(failed.getMessage(), failed);
-        }
-      }
+      g = newest;
     } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+      lock.unlock();
+    }
+    // Groups are forced in order: the newest one durable means every one before it is too.
+    if (g != null) {
+      g.await();
     }
   }
 
   private void run() {
     while (true) {
-      List<byte[]> group;
-      long upTo;
-      synchronized (this) {
-        while (pending.isEmpty() && !closed) {
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            // nobody interrupts the committer; keep serving
-          }
+      Group group;
+      lock.lock();
+      try {
+        while (open.lines.isEmpty() && !closed) {
+          work.awaitUninterruptibly(); // nobody interrupts the committer; keep serving
         }
-        if (pending.isEmpty()) {
+        if (open.lines.isEmpty()) {
           return;
         }
-        group = pending;
-        pending = new ArrayList<>();
-        upTo = queued;
-        notifyAll(); // room for producers waiting in enqueue
+        group = open;
+        open = new Group();
+        room.signalAll();
+      } finally {
+        lock.unlock();
       }
       IOException error = null;
       try {
@@ -159,28 +222,35 @@ final class GroupCommit implements AutoCloseable {
       } catch (RuntimeException e) {
         error = new IOException("cannot write the journal: " + e, e);
       }
-      synchronized (this) {
-        if (error != null) {
-          failed = error;
-        } else {
-          durable = upTo;
+      if (error == null) {
+        lock.lock();
+        try {
           groups++;
+        } finally {
+          lock.unlock();
         }
-        notifyAll();
-        if (error != null) {
-          return;
-        }
+        group.finish(null);
+        continue;
       }
+      Group behind;
+      lock.lock();
+      try {
+        failed = error;
+        behind = open;
+        open = new Group();
+        room.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      group.finish(error);
+      behind.finish(error);
+      return;
     }
   }
 
-  private void write(List<byte[]> group) throws IOException {
-    int size = 0;
-    for (byte[] line : group) {
-      size += line.length;
-    }
-    ByteBuffer b = ByteBuffer.allocate(size);
-    for (byte[] line : group) {
+  private void write(Group group) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(group.bytes);
+    for (byte[] line : group.lines) {
       b.put(line);
     }
     b.flip();
@@ -192,16 +262,25 @@ final class GroupCommit implements AutoCloseable {
   }
 
   /** The groups forced so far: at most one per line committed, far fewer under contention. */
-  synchronized long groups() {
-    return groups;
+  long groups() {
+    lock.lock();
+    try {
+      return groups;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Lets the committer finish what is queued, then stops it. Waits at most a few seconds. */
   @Override
   public void close() {
-    synchronized (this) {
+    lock.lock();
+    try {
       closed = true;
-      notifyAll();
+      work.signal();
+      room.signalAll();
+    } finally {
+      lock.unlock();
     }
     boolean interrupted = false;
     // At most 50 joins of 100 ms: a disk that hangs must not hang the exit.

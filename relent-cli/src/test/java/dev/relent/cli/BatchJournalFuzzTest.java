@@ -15,6 +15,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Coverage-guided fuzzing of the journal reader through {@link BatchJournal#open(Path, Path,
@@ -26,22 +28,30 @@ import java.util.Map;
  *
  * <ul>
  *   <li><b>Torn</b> (what a kill leaves): the journal cut at any byte, perhaps followed by a
- *       partial line. It opens; an unfinished id keeps exactly the key journaled for it if its key
- *       record was whole, and has none otherwise (so it was never sent: the key is on disk before
- *       the first send); an id is finished exactly when its {@code done} record was whole, and then
- *       needs no key (it is never sent again). Never another key for a line, never a journaled key
- *       lost.
- *   <li><b>Corrupted</b>: any bytes written over any stretch. It opens, or refuses with a message
- *       naming the file and the line; never another exception. When it opens, every record before
- *       the damage still counts: the same keys, the same finished ids.
+ *       partial line. It opens with exactly the records whole before the cut: an unfinished id
+ *       keeps exactly the key journaled for it if its key record was whole, and has none otherwise
+ *       (so it was never sent: the key is on disk before the first send); an id is finished exactly
+ *       when its {@code done} record was whole, and then needs no key (it is never sent again).
+ *   <li><b>Corrupted</b>: any bytes written over any stretch, inside a record or across records. It
+ *       opens, or refuses with a message naming the file and the line; never another exception.
+ *       When it opens, what it holds is what the first k original records say, for some k at least
+ *       the number of records wholly before the damage: every record before the damage counts, and
+ *       no record is read with altered content, nor one removed, repeated or moved (each line's
+ *       checksum is chained to the one before). The one exception is damage that replaces the first
+ *       line and everything after it up to inside the last line: what is left is the fuzzer's own
+ *       file, which may be a valid journal of the format without checksums.
  * </ul>
  *
- * <p>The journal has no checksum, so damage inside a record that leaves it valid JSON (a changed
- * character of a key) cannot be told from a real record; that is outside what is checked here.
+ * <p>Either way, when it opens, a record appended after the damage is read back on the next open:
+ * the chain goes on from the last record kept.
  */
 class BatchJournalFuzzTest {
-  private static final List<String> IDS = List.of("pay-0", "pay-1", "pay-2", "pay-3", "pay-4");
+  private static final List<String> IDS =
+      List.of("pay-0", "pay-1", "pay-2", "pay-3", "pay-4", "pay-9");
   private static final Path DIR;
+  // A fixed input path, only recorded: the original's bytes, and so each committed input's
+  // offsets, are the same on every machine.
+  private static final Path INPUT = Path.of("/data/payments.jsonl");
   private static final byte[] ORIGINAL;
 
   /** For each line of the original: where it ends (after its newline) and what it records. */
@@ -49,11 +59,14 @@ class BatchJournalFuzzTest {
 
   private record Line(int end, String type, String id, String key) {}
 
+  /** What a journal says of each id: its key if unfinished (null if none), and if finished. */
+  private record State(Map<String, String> keys, Set<String> finished) {}
+
   static {
     try {
       DIR = Files.createTempDirectory("relent-journal-fuzz");
       Path file = DIR.resolve("original.jsonl");
-      try (BatchJournal j = BatchJournal.open(file, DIR.resolve("in.jsonl"), "2026-12-01T00:00Z")) {
+      try (BatchJournal j = BatchJournal.open(file, INPUT, "2026-12-01T00:00Z")) {
         j.runStarted("2026-12-01T00:00Z", 5, 0);
         j.key("pay-0", "key-0", "fp-0");
         j.outcome("pay-0", true, Map.of("status", 201L));
@@ -62,7 +75,7 @@ class BatchJournalFuzzTest {
         j.key("pay-2", "key-2", "fp-2");
         j.runEnded("2026-12-01T00:01Z", 5, "quota");
       }
-      try (BatchJournal j = BatchJournal.open(file, DIR.resolve("in.jsonl"), "2026-12-01T01:00Z")) {
+      try (BatchJournal j = BatchJournal.open(file, INPUT, "2026-12-01T01:00Z")) {
         j.runStarted("2026-12-01T01:00Z", 5, 1);
         j.outcome("pay-1", true, Map.of("status", 200L));
         j.key("pay-3", "key-3", "fp-3");
@@ -97,14 +110,13 @@ class BatchJournalFuzzTest {
     boolean torn = data.consumeBoolean();
     int from = data.consumeInt(0, ORIGINAL.length);
     byte[] bytes;
-    int intactUpTo; // every original byte before this one is unchanged, and nothing before it
+    boolean own = false;
     if (torn) {
       byte[] partial = data.consumeRemainingAsBytes();
       for (int i = 0; i < partial.length; i++) {
         partial[i] = partial[i] == '\n' ? (byte) ' ' : partial[i];
       }
       bytes = concat(Arrays.copyOf(ORIGINAL, from), partial);
-      intactUpTo = from;
     } else {
       int length = data.consumeInt(0, ORIGINAL.length - from);
       byte[] written = data.consumeRemainingAsBytes();
@@ -112,55 +124,97 @@ class BatchJournalFuzzTest {
           concat(
               concat(Arrays.copyOf(ORIGINAL, from), written),
               Arrays.copyOfRange(ORIGINAL, from + length, ORIGINAL.length));
-      intactUpTo = from;
+      int lastStart = LINES.get(LINES.size() - 2).end();
+      own = from < LINES.get(0).end() && from + length > lastStart;
+    }
+    // Every original byte before this one is unchanged, and nothing was inserted before it.
+    int intact = 0;
+    while (intact < LINES.size() && LINES.get(intact).end() <= from) {
+      intact++;
     }
     Path file = DIR.resolve("damaged.jsonl");
     Files.write(file, bytes);
-    BatchJournal journal;
     try {
-      journal = BatchJournal.open(file, DIR.resolve("in.jsonl"), "2026-12-02T00:00Z");
-    } catch (BatchJournal.Unusable e) {
+      BatchJournal journal;
+      try {
+        journal = BatchJournal.open(file, INPUT, "2026-12-02T00:00Z");
+      } catch (BatchJournal.Unusable e) {
+        if (torn) {
+          fail("a torn journal must open: " + e.getMessage());
+        }
+        assertThat(e.getMessage())
+            .as("a clear refusal")
+            .matches("(?s)\\Q" + file + "\\E:[1-9][0-9]*: .+");
+        return;
+      }
+      State seen;
+      try (journal) {
+        seen = stateOf(journal);
+        journal.key("pay-9", "key-9", "fp-9");
+      }
+      if (own) {
+        return; // the fuzzer's own journal: nothing of the original to hold it to
+      }
+      int k = intact;
+      while (k <= LINES.size() && !prefix(k).equals(seen)) {
+        k++;
+      }
       if (torn) {
-        fail("a torn journal must open: " + e.getMessage());
+        assertThat(seen).as("exactly the records whole before the cut").isEqualTo(prefix(intact));
+      } else if (k > LINES.size()) {
+        fail(
+            "read %s, which no prefix of at least %d original records says (first: %s)",
+            seen, intact, prefix(intact));
       }
-      assertThat(e.getMessage())
-          .as("a clear refusal")
-          .matches("(?s)\\Q" + file + "\\E:[1-9][0-9]*: .+");
-      return;
-    }
-    try (journal) {
-      Map<String, String> keys = new LinkedHashMap<>();
-      Map<String, Boolean> done = new LinkedHashMap<>();
-      for (Line line : LINES) {
-        if (line.end() <= intactUpTo && line.id() != null) {
-          if (line.type().equals("key")) {
-            keys.putIfAbsent(line.id(), line.key());
-          } else if (line.type().equals("done")) {
-            done.put(line.id(), true);
-          }
-        }
+      State after;
+      try (BatchJournal again = BatchJournal.open(file, INPUT, "2026-12-02T01:00Z")) {
+        after = stateOf(again);
+      } catch (BatchJournal.Unusable e) {
+        throw new AssertionError("a journal that opened and was appended to must open", e);
       }
-      for (String id : IDS) {
-        BatchJournal.Key key = journal.keyOf(id);
-        boolean finished = done.containsKey(id);
-        if (finished) {
-          // A finished request is never sent again: the index keeps no key for it.
-          assertThat(key).as("key of finished %s", id).isNull();
-        } else if (keys.containsKey(id)) {
-          assertThat(key).as("key of %s", id).isNotNull();
-          assertThat(key.key()).as("key of %s", id).isEqualTo(keys.get(id));
-        } else if (torn) {
-          assertThat(key).as("%s: its key record was cut, so it was never sent", id).isNull();
-        }
-        if (finished) {
-          assertThat(journal.finished(id)).as("%s finished", id).isTrue();
-        } else if (torn) {
-          assertThat(journal.finished(id)).as("%s not finished", id).isFalse();
-        }
-      }
+      Map<String, String> keys = new LinkedHashMap<>(seen.keys());
+      keys.put("pay-9", "key-9");
+      assertThat(after).as("after an append").isEqualTo(new State(keys, seen.finished()));
     } finally {
       Files.deleteIfExists(file);
     }
+  }
+
+  private static State stateOf(BatchJournal journal) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    Set<String> finished = new TreeSet<>();
+    for (String id : IDS) {
+      BatchJournal.Key key = journal.keyOf(id);
+      keys.put(id, key == null ? null : key.key());
+      if (journal.finished(id)) {
+        finished.add(id);
+      }
+    }
+    return new State(keys, finished);
+  }
+
+  /**
+   * What the first {@code k} original records say: the first key of each id not finished, and the
+   * finished ids, which keep no key (a finished request is never sent again).
+   */
+  private static State prefix(int k) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    Set<String> finished = new TreeSet<>();
+    for (String id : IDS) {
+      keys.put(id, null);
+    }
+    for (Line line : LINES.subList(0, k)) {
+      if (line.id() == null) {
+        continue;
+      }
+      if (line.type().equals("key") && !finished.contains(line.id())) {
+        keys.putIfAbsent(line.id(), line.key()); // a null value counts as absent
+      } else if (line.type().equals("done")) {
+        finished.add(line.id());
+        keys.put(line.id(), null);
+      }
+    }
+    return new State(keys, finished);
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -96,4 +96,77 @@ class GroupCommitTest {
       readOnly.close();
     }
   }
+
+  @Test
+  void theFramingSeesTheLinesInTheOrderTheyReachTheFile() throws Exception {
+    Path file = dir.resolve("j");
+    int threads = 8;
+    int each = 100;
+    int[] framed = {0};
+    GroupCommit.Framing numbered =
+        record ->
+            (framed[0]++ + " " + new String(record, StandardCharsets.UTF_8) + "\n")
+                .getBytes(StandardCharsets.UTF_8);
+    try (FileChannel ch =
+            FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        GroupCommit commits = new GroupCommit(ch, "test-committer", numbered)) {
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int me = t;
+        Thread w =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    try {
+                      if (i % 10 == 9) {
+                        commits.enqueue(("w" + me).getBytes(StandardCharsets.UTF_8));
+                      } else {
+                        commits.commit(("w" + me).getBytes(StandardCharsets.UTF_8));
+                      }
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  }
+                });
+        workers.add(w);
+        w.start();
+      }
+      for (Thread w : workers) {
+        w.join();
+      }
+      commits.flush();
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    assertThat(lines).hasSize(threads * each);
+    for (int i = 0; i < lines.size(); i++) {
+      assertThat(lines.get(i)).startsWith(i + " w");
+    }
+  }
+
+  @Test
+  void aFailedGroupAlsoFailsTheLinesQueuedBehindIt() throws Exception {
+    Path file = dir.resolve("j");
+    Files.writeString(file, "");
+    FileChannel readOnly = FileChannel.open(file, StandardOpenOption.READ);
+    try (GroupCommit commits = new GroupCommit(readOnly, "test-committer")) {
+      List<GroupCommit.Group> queued = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        try {
+          queued.add(commits.enqueue(("line " + i + "\n").getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+          break; // the first group failed already: later lines are refused at once
+        }
+      }
+      assertThat(queued).isNotEmpty();
+      // Every line queued, in whichever group, fails: none waits for ever.
+      for (GroupCommit.Group g : queued) {
+        assertThatThrownBy(g::await).isInstanceOf(IOException.class);
+      }
+      assertThatThrownBy(commits::flush).isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> commits.enqueue("x\n".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(IOException.class);
+    } finally {
+      readOnly.close();
+    }
+  }
 }

@@ -1,0 +1,68 @@
+// The bare client of bench/posts.sh: N POSTs with a bare java.net.http.HttpClient, C threads in a
+// loop, each with its own Idempotency-Key and a small JSON body, the same client settings as relent
+// batch (HTTP/1.1, no redirects, body discarded), no retries, no journal. Prints
+// "bare posts: N requests in S s = R/s (errors E)".
+// Run: java bench/PostLoop.java URL N C [GET]   (GET: the same loop without body or key)
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+public class PostLoop {
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    int n = Integer.parseInt(args[1]);
+    int c = Integer.parseInt(args[2]);
+    boolean get = args.length > 3 && args[3].equals("GET");
+    HttpClient client =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger errors = new AtomicInteger();
+    List<Thread> threads = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int t = 0; t < c; t++) {
+      Thread th =
+          new Thread(
+              () -> {
+                int i;
+                while ((i = next.getAndIncrement()) < n) {
+                  HttpRequest.Builder b =
+                      HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+                  HttpRequest r =
+                      get
+                          ? b.GET().build()
+                          : b.header("Content-Type", "application/json")
+                              .header("Idempotency-Key", UUID.randomUUID().toString())
+                              .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + i + "}"))
+                              .build();
+                  try {
+                    int status = client.send(r, HttpResponse.BodyHandlers.discarding()).statusCode();
+                    if (status / 100 != 2) {
+                      errors.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    errors.incrementAndGet();
+                  }
+                }
+              });
+      threads.add(th);
+      th.start();
+    }
+    for (Thread th : threads) {
+      th.join();
+    }
+    double s = (System.nanoTime() - start) / 1e9;
+    System.out.printf(
+        "bare %s: %d requests in %.2f s = %.0f/s (errors %d)%n",
+        get ? "gets" : "posts", n, s, n / s, errors.get());
+  }
+}
