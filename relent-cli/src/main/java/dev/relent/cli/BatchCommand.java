@@ -105,7 +105,7 @@ final class BatchCommand implements Callable<Integer> {
       names = "--retry-budget",
       paramLabel = "RATIO",
       description =
-          "Retries allowed per first attempt, over a sliding 10 s, plus 10 a second: 0.2 or 20%"
+          "Retries allowed per first attempt, over a sliding 10 s, plus 10 a second: 0.2 or 20%%"
               + " (0 to 1). A retry over it is not made and the request fails with retry-budget."
               + " With --shared, one budget for the whole account. Default: none.")
   String retryBudget;
@@ -115,7 +115,7 @@ final class BatchCommand implements Callable<Integer> {
       paramLabel = "PERCENT",
       description =
           "A circuit breaker that opens when PERCENT of the last 100 attempts (at least 20)"
-              + " failed, e.g. 50 or 50%, and stays open 30 s before probing; requests it refuses"
+              + " failed, e.g. 50 or 50%%, and stays open 30 s before probing; requests it refuses"
               + " before any attempt are not-sent (a resumed run sends them). With --shared, one"
               + " breaker for the whole account. Default: none.")
   String breaker;
