@@ -25,7 +25,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * The workers of a batch: a queue of requests sent through one shared {@link RelentHttpClient} (one
@@ -161,10 +161,39 @@ final class BatchRun {
   private final Pacer pacer;
   private final BatchJournal journal;
 
-  /** The requests to send, one at a time, in order. */
+  /**
+   * The requests to send, in order: each is read in turn under the run's lock, then made into its
+   * request by the worker that took it, outside the lock.
+   */
   interface Source {
-    /** The next request, or null at the end. */
-    BatchInput.Request next() throws IOException;
+    /** The next entry, read under the run's lock; null at the end. */
+    Pending next() throws IOException;
+
+    /**
+     * The requests of an input file: lines read in turn, each parsed by the worker that took it.
+     *
+     * @param requests the file's requests
+     * @param skip whether a request's id is to be left out (it finished in an earlier run);
+     *     thread-safe
+     */
+    static Source of(BatchInput.Requests requests, Predicate<String> skip) {
+      return () -> {
+        BatchInput.Line line = requests.nextLine();
+        if (line == null) {
+          return null;
+        }
+        return () -> {
+          BatchInput.Request r = line.request();
+          return r == null || skip.test(r.id()) ? null : r;
+        };
+      };
+    }
+  }
+
+  /** An entry of the source, taken but not yet made into its request. */
+  interface Pending {
+    /** Its request, or null to leave it out (a bad line, a request finished earlier). */
+    BatchInput.Request request();
   }
 
   private final Source source;
@@ -172,6 +201,10 @@ final class BatchRun {
   private final List<BatchRecorder.Job> kept;
   private final Set<BatchRecorder.Job> inProgress = ConcurrentHashMap.newKeySet();
   private boolean drained;
+
+  /** How many entries were taken from the source; guarded by this. */
+  private int taken;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Stop> stop = new AtomicReference<>();
   private volatile String stopDetail;
@@ -194,7 +227,13 @@ final class BatchRun {
 
   private static Source iterate(List<BatchInput.Request> requests) {
     java.util.Iterator<BatchInput.Request> it = requests.iterator();
-    return () -> it.hasNext() ? it.next() : null;
+    return () -> {
+      if (!it.hasNext()) {
+        return null;
+      }
+      BatchInput.Request r = it.next();
+      return () -> r;
+    };
   }
 
   /**
@@ -225,7 +264,7 @@ final class BatchRun {
     this.settings = settings;
     this.source = source;
     this.total = total;
-    this.kept = keep ? Collections.synchronizedList(new ArrayList<>()) : null;
+    this.kept = keep ? new ArrayList<>() : null;
     this.ticker = ticker;
     this.clock = clock;
     this.redactor = redactor;
@@ -429,30 +468,57 @@ final class BatchRun {
 
   /**
    * The next request as a job, or null at the end of the queue (or, unless {@code evenIfStopped},
-   * once the run stopped). The input is read here, one line per call, under the run's lock.
+   * once the run stopped). The input is read here one entry per call under the run's lock; the
+   * entry is parsed after it, on the caller's thread.
    */
-  private synchronized BatchRecorder.Job take(boolean evenIfStopped) {
-    if (drained || (!evenIfStopped && stop.get() != null)) {
-      return null;
+  private BatchRecorder.Job take(boolean evenIfStopped) {
+    while (true) {
+      Pending pending;
+      int index;
+      synchronized (this) {
+        if (drained || (!evenIfStopped && stop.get() != null)) {
+          return null;
+        }
+        try {
+          pending = source.next();
+        } catch (IOException | RuntimeException e) {
+          drained = true;
+          stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+          return null;
+        }
+        if (pending == null) {
+          drained = true;
+          return null;
+        }
+        index = taken++;
+      }
+      BatchInput.Request r;
+      try {
+        r = pending.request();
+      } catch (RuntimeException e) {
+        stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+        return null;
+      }
+      if (r == null) {
+        continue;
+      }
+      BatchRecorder.Job job = new BatchRecorder.Job(r);
+      inProgress.add(job);
+      if (kept != null) {
+        keep(index, job);
+      }
+      return job;
     }
-    BatchInput.Request r;
-    try {
-      r = source.next();
-    } catch (IOException | RuntimeException e) {
-      drained = true;
-      stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
-      return null;
+  }
+
+  /** Keeps a job in the place of its entry, whichever worker got there first. */
+  private void keep(int index, BatchRecorder.Job job) {
+    synchronized (kept) {
+      while (kept.size() <= index) {
+        kept.add(null);
+      }
+      kept.set(index, job);
     }
-    if (r == null) {
-      drained = true;
-      return null;
-    }
-    BatchRecorder.Job job = new BatchRecorder.Job(r);
-    inProgress.add(job);
-    if (kept != null) {
-      kept.add(job);
-    }
-    return job;
   }
 
   private void work() {
@@ -564,7 +630,18 @@ final class BatchRun {
 
   /** Every request's record, for a run made to keep them; empty otherwise. */
   List<BatchRecorder.Job> jobs() {
-    return kept == null ? List.of() : List.copyOf(kept);
+    if (kept == null) {
+      return List.of();
+    }
+    List<BatchRecorder.Job> jobs = new ArrayList<>();
+    synchronized (kept) {
+      for (BatchRecorder.Job job : kept) {
+        if (job != null) {
+          jobs.add(job);
+        }
+      }
+    }
+    return List.copyOf(jobs);
   }
 
   /** What the run counted as its requests ended. */
