@@ -76,12 +76,12 @@ import java.util.concurrent.CompletableFuture;
  * ({@code HttpClient.send}); no response passes through {@code CompletableFuture}'s default
  * executor, which on fewer than three cores starts a thread per task. A body type that is handed
  * over with the headers ({@code ofInputStream}) is read by the caller with no limit, as from the
- * JDK client. A response the table would retry has its body read
- * into memory (at most {@link Builder#withMaxBufferedBody(int) 64 KiB}; more is cut and the
- * connection closed) before the executor decides, then replayed into the caller's body handler, so
- * no connection is held while waiting. Other responses are handed over as the caller's body handler
- * reads them. Request bodies must be re-readable ({@code BodyPublishers.ofString}, {@code
- * ofByteArray}, {@code ofFile} and {@code ofInputStream} with a supplier all are).
+ * JDK client. A response the table would retry has its body read into memory (at most {@link
+ * Builder#withMaxBufferedBody(int) 64 KiB}; more is cut and the connection closed) before the
+ * executor decides, then replayed into the caller's body handler, so no connection is held while
+ * waiting. Other responses are handed over as the caller's body handler reads them. Request bodies
+ * must be re-readable ({@code BodyPublishers.ofString}, {@code ofByteArray}, {@code ofFile} and
+ * {@code ofInputStream} with a supplier all are).
  *
  * <p><b>The JDK client's own retries.</b> The JDK client retries once, inside one of our attempts,
  * when a connection could not be opened ({@code ConnectException}: nothing was sent) unless the
