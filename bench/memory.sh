@@ -10,7 +10,8 @@
 #
 # Settings (environment): REQUESTS (100000), WRITES (20000), CONCURRENCY (16), WRITE_CONCURRENCY
 # (64), BODY_BYTES (1073741824), ROUNDS (2), PARTS (which of the parts above to run: "1 2 3"),
-# BUILD (1: build the CLI first; 0: use the jar as it is). Every server binds 127.0.0.1 only.
+# BUILD (1: build the CLI first; 0: use the jar as it is), JAR (the CLI jar to run: another build to
+# compare with). Every server binds 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +24,7 @@ ROUNDS=${ROUNDS:-2}
 PARTS=${PARTS:-1 2 3}
 BUILD=${BUILD:-1}
 OUT=${OUT:-relent-bench/target/bench-results/memory}
-JAR=relent-cli/target/relent.jar
+JAR=${JAR:-relent-cli/target/relent.jar}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 trap cleanup EXIT
