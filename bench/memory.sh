@@ -11,7 +11,7 @@
 # Settings (environment): REQUESTS (100000), WRITES (20000), CONCURRENCY (16), WRITE_CONCURRENCY
 # (64), BODY_BYTES (1073741824), ROUNDS (2), PARTS (which of the parts above to run: "1 2 3"),
 # BUILD (1: build the CLI first; 0: use the jar as it is), JAR (the CLI jar to run: another build to
-# compare with). Every server binds 127.0.0.1 only.
+# compare with), WARMUP (20000: GETs of the bare loop before part 1, not counted). Every server binds 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +22,7 @@ WRITE_CONCURRENCY=${WRITE_CONCURRENCY:-64}
 BODY_BYTES=${BODY_BYTES:-1073741824}
 ROUNDS=${ROUNDS:-2}
 PARTS=${PARTS:-1 2 3}
+WARMUP=${WARMUP:-20000}
 BUILD=${BUILD:-1}
 OUT=${OUT:-relent-bench/target/bench-results/memory}
 JAR=${JAR:-relent-cli/target/relent.jar}
@@ -65,6 +66,8 @@ seq 1 "$WRITES" | awk -v b="$BASE" \
 
 if part 1; then
 echo "== 1. $REQUESTS GETs, concurrency $CONCURRENCY: relent batch (-Xmx256m) vs a bare HttpClient loop"
+# The mock server's JIT warms up first, so that the first round's peer does not meet a cold server.
+run java bench/BareLoop.java "$BASE/items/" "$WARMUP" "$CONCURRENCY" >"$OUT/warmup.txt"
 for round in $(seq 1 "$ROUNDS"); do
   run java bench/BareLoop.java "$BASE/items/" "$REQUESTS" "$CONCURRENCY" | tee "$OUT/bare-$round.txt"
   run java -Xmx256m -Xlog:gc:file="$OUT/batch-gc-$round.log" -jar "$JAR" batch "$OUT/gets.jsonl" \

@@ -27,8 +27,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -199,7 +197,13 @@ final class BatchRun {
   private final Source source;
   private final int total;
   private final List<BatchRecorder.Job> kept;
-  private final Set<BatchRecorder.Job> inProgress = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The job each worker has in hand, or null: written by its worker only, read once every worker
+   * has ended.
+   */
+  private BatchRecorder.Job[] inHand = new BatchRecorder.Job[0];
+
   private boolean drained;
 
   /** How many entries were taken from the source; guarded by this. */
@@ -407,8 +411,10 @@ final class BatchRun {
       watchdog.start();
     }
     int n = Math.min(settings.concurrency(), Math.max(1, total));
+    inHand = new BatchRecorder.Job[n];
     for (int i = 0; i < n; i++) {
-      Thread t = new Thread(this::work, "relent-batch-" + (i + 1));
+      int worker = i;
+      Thread t = new Thread(() -> work(worker), "relent-batch-" + (i + 1));
       t.setDaemon(true);
       workers.add(t);
       t.start();
@@ -428,8 +434,9 @@ final class BatchRun {
         }
       }
     }
-    for (BatchRecorder.Job job : inProgress) {
-      if (job.item == null) {
+    // Joined: what each worker wrote is visible here.
+    for (BatchRecorder.Job job : inHand) {
+      if (job != null && job.item == null) {
         recorder.record(
             job, recorder.notSent(job, "the batch stopped before it was sent: " + stopDetail));
       }
@@ -438,7 +445,6 @@ final class BatchRun {
     BatchRecorder.Job job;
     while ((job = take(true)) != null) {
       recorder.recordNotSent(job, "the batch stopped before it was sent: " + stopDetail);
-      inProgress.remove(job);
     }
     if (journal != null) {
       try {
@@ -503,7 +509,6 @@ final class BatchRun {
         continue;
       }
       BatchRecorder.Job job = new BatchRecorder.Job(r);
-      inProgress.add(job);
       if (kept != null) {
         keep(index, job);
       }
@@ -521,9 +526,10 @@ final class BatchRun {
     }
   }
 
-  private void work() {
+  private void work(int worker) {
     BatchRecorder.Job job;
     while ((job = take(false)) != null) {
+      inHand[worker] = job;
       try {
         execute(job);
       } catch (Throwable e) {
@@ -534,7 +540,7 @@ final class BatchRun {
           recorder.record(job, recorder.error(job, why));
         }
       } finally {
-        inProgress.remove(job);
+        inHand[worker] = null;
       }
     }
   }
