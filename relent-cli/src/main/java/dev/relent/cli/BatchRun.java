@@ -42,18 +42,19 @@ import java.util.function.Predicate;
  * BatchTimeline}.
  *
  * <p>Design. Each worker takes the next request from the queue (the input is read a line at a time
- * as workers take them, and a request's state is dropped once it has ended and been recorded:
- * memory does not grow with the queue) and sends it synchronously: the executor runs the
- * concurrency limit, the pacer, the attempts and the waits on the worker's thread. Each send
- * carries its own attempt listener ({@link BatchEvents#attempts}), so every attempt record is the
- * request's without asking which thread it came on; what the whole run counts comes from the
- * executor's events ({@link BatchEvents#onEvent}). Waits go through a sleeper that a stop ends at
- * once, so that after a stop no new attempt starts: a quota exhausted (an answer, or a rate-limit
- * header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be written.
- * Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C they get
- * a short grace, then are interrupted. Requests that never reached the network are recorded as
- * {@code not-sent}: not final, a resumed run sends them; so is a keyed write that ended {@code
- * unresolved} (it may have taken effect).
+ * as workers take them, under the run's lock, and each line is parsed by the worker that took it,
+ * outside the lock; a request's state is dropped once it has ended and been recorded: memory does
+ * not grow with the queue) and sends it synchronously: the executor runs the concurrency limit, the
+ * pacer, the attempts and the waits on the worker's thread. Each send carries its own attempt
+ * listener ({@link BatchEvents#attempts}), so every attempt record is the request's without asking
+ * which thread it came on; what the whole run counts comes from the executor's events ({@link
+ * BatchEvents#onEvent}). Waits go through a sleeper that a stop ends at once, so that after a stop
+ * no new attempt starts: a quota exhausted (an answer, or a rate-limit header with a long scope),
+ * the batch deadline, Ctrl-C, or a journal that cannot be written. Attempts already on the wire
+ * finish (each is bounded by the attempt timeout); on Ctrl-C they get a short grace, then are
+ * interrupted. Requests that never reached the network are recorded as {@code not-sent}: not final,
+ * a resumed run sends them; so is a keyed write that ended {@code unresolved} (it may have taken
+ * effect).
  *
  * <p>Time: the {@link Ticker} and {@link Clock} are injected; waits are real (a latch with a
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
