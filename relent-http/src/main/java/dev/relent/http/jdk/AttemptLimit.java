@@ -167,18 +167,21 @@ final class AttemptLimit {
 
     /** The time ran out: unless the body is complete, cut it off. */
     void expire(HttpTimeoutException timeout) {
+      Flow.Subscription cut;
       synchronized (this) {
         if (ended || body.isDone()) {
           return;
         }
         ended = true;
-        if (upstream != null) {
-          upstream.cancel();
-        }
+        cut = upstream;
         if (!subscribed) {
           downstream.onSubscribe(Cancelled.INSTANCE);
         }
         downstream.onError(timeout);
+      }
+      // Outside the monitor: the client's cancel takes locks of its own.
+      if (cut != null) {
+        cut.cancel();
       }
       body.completeExceptionally(timeout);
     }
