@@ -172,10 +172,11 @@ final class BatchRun {
      * The requests of an input file: lines read in turn, each parsed by the worker that took it.
      *
      * @param requests the file's requests
-     * @param skip whether a request's id is to be left out (it finished in an earlier run);
-     *     thread-safe
+     * @param skip whether a request's id is to be left out (it finished in an earlier run); asked
+     *     by one worker at a time (the journal's table of finished ids is not thread-safe)
      */
     static Source of(BatchInput.Requests requests, Predicate<String> skip) {
+      Object skipLock = new Object();
       return () -> {
         BatchInput.Line line = requests.nextLine();
         if (line == null) {
@@ -183,7 +184,12 @@ final class BatchRun {
         }
         return () -> {
           BatchInput.Request r = line.request();
-          return r == null || skip.test(r.id()) ? null : r;
+          if (r == null) {
+            return null;
+          }
+          synchronized (skipLock) {
+            return skip.test(r.id()) ? null : r;
+          }
         };
       };
     }
