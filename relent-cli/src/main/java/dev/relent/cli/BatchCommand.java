@@ -496,13 +496,7 @@ final class BatchCommand implements Callable<Integer> {
       }
       BatchJournal skip = earlier.finished() > 0 ? journal : null;
       BatchRun.Source todo =
-          () -> {
-            BatchInput.Request r;
-            do {
-              r = requests.next();
-            } while (r != null && skip != null && skip.finished(r.id()));
-            return r;
-          };
+          BatchRun.Source.of(requests, skip == null ? id -> false : skip::finished);
       BatchRun run =
           new BatchRun(
               new BatchRun.Settings(

@@ -65,7 +65,7 @@ final class BatchInput {
    * @param request the request, without idempotency key unless the line's headers had one
    * @param keyMode how it gets a key
    * @param givenKey the key the line gave, or null
-   * @param fingerprint SHA-256 of method, URL and body: a journaled key is only reused for the same
+   * @param print what its {@link #fingerprint()} is computed from, when asked for
    */
   record Request(
       int line,
@@ -73,7 +73,7 @@ final class BatchInput {
       HttpRequest request,
       KeyMode keyMode,
       String givenKey,
-      String fingerprint) {
+      Fingerprint print) {
 
     String method() {
       return request.method();
@@ -83,6 +83,45 @@ final class BatchInput {
     boolean keyed() {
       return keyMode == KeyMode.GIVEN
           || (keyMode == KeyMode.AUTO && !Idempotency.isIdempotent(request.method()));
+    }
+
+    /**
+     * SHA-256 of method, URL and body, in hex: a journaled key is only reused for the same request.
+     * Computed the first time it is asked for (only keyed requests and a resume's check need it).
+     */
+    String fingerprint() {
+      return print.value();
+    }
+  }
+
+  /**
+   * What a request's fingerprint is made of; the SHA-256 is computed once, when first asked for.
+   * Thread-safe.
+   */
+  static final class Fingerprint {
+    private final String method;
+    private final URI uri;
+    private final byte[] body;
+    private volatile String value;
+
+    /**
+     * @param method the method
+     * @param uri the URL
+     * @param body the body's bytes, or null; not copied (the request's publisher holds the same)
+     */
+    Fingerprint(String method, URI uri, byte[] body) {
+      this.method = method;
+      this.uri = uri;
+      this.body = body;
+    }
+
+    String value() {
+      String v = value;
+      if (v == null) {
+        v = fingerprint(method, uri, body);
+        value = v;
+      }
+      return v;
     }
   }
 
@@ -198,6 +237,24 @@ final class BatchInput {
      * @throws IOException if the file cannot be read (or changed into something else than UTF-8)
      */
     Request next() throws IOException {
+      Line line;
+      while ((line = nextLine()) != null) {
+        Request r = line.request();
+        if (r != null) {
+          return r;
+        }
+      }
+      return null;
+    }
+
+    /**
+     * Returns the next line that may be a request, not parsed yet, or null at the end: blank lines
+     * and lines that repeat an id are left out. Reading is all it does, so that callers taking
+     * lines in turn under a lock parse them after it, each on its own thread.
+     *
+     * @throws IOException if the file cannot be read (or changed into something else than UTF-8)
+     */
+    Line nextLine() throws IOException {
       String text;
       while ((text = readLine(reader, number)) != null) {
         number++;
@@ -207,11 +264,7 @@ final class BatchInput {
         if (text.isBlank() || repeated.get(number)) {
           continue;
         }
-        try {
-          return in.request(number, text);
-        } catch (Bad e) {
-          // reported by the scan
-        }
+        return new Line(in, number, text);
       }
       return null;
     }
@@ -219,6 +272,32 @@ final class BatchInput {
     @Override
     public void close() throws IOException {
       reader.close();
+    }
+  }
+
+  /** A line of the input read but not parsed yet ({@link Requests#nextLine}). */
+  static final class Line {
+    private final BatchInput in;
+    private final int number;
+    private final String text;
+
+    private Line(BatchInput in, int number, String text) {
+      this.in = in;
+      this.number = number;
+      this.text = text;
+    }
+
+    /**
+     * Parses the line; thread-safe.
+     *
+     * @return its request, or null for a bad line (the first pass reported it)
+     */
+    Request request() {
+      try {
+        return in.request(number, text);
+      } catch (Bad e) {
+        return null;
+      }
     }
   }
 
@@ -405,7 +484,7 @@ final class BatchInput {
       mode = KeyMode.GIVEN;
     }
     try {
-      return new Request(line, id, request.build(), mode, key, fingerprint(method, uri, body));
+      return new Request(line, id, request.build(), mode, key, new Fingerprint(method, uri, body));
     } catch (RequestParser.Invalid e) {
       throw problem(line, e.getMessage());
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
@@ -30,8 +31,9 @@ import java.util.function.BiConsumer;
  * written stops the run.
  *
  * <p>Thread-safety: a job is written by the worker that sends it only; its {@link Job#item} is
- * volatile, for the progress thread and the summary. The results writer is shared under its lock;
- * the journal serialises its appends.
+ * volatile, for the progress thread and the summary. The results writer is shared under its lock,
+ * and flushed by the last of the workers writing at once as it leaves (so a burst of lines is one
+ * write to the file, and no line waits for a later request); the journal serialises its appends.
  */
 final class BatchRecorder {
 
@@ -115,6 +117,84 @@ final class BatchRecorder {
       return m;
     }
 
+    /**
+     * The results line, newline included: the same text as {@code JsonTree.write(json())}, written
+     * without building the map, the numbers or a generator (a request's largest cost in the
+     * recorder, when each is one line).
+     */
+    String resultsLine() {
+      StringBuilder b = new StringBuilder(256);
+      b.append("{\"id\":");
+      string(b, id);
+      b.append(",\"line\":").append(line);
+      b.append(",\"method\":");
+      string(b, method);
+      b.append(",\"url\":");
+      string(b, url);
+      b.append(",\"outcome\":");
+      string(b, outcome);
+      b.append(",\"final\":").append(isFinal);
+      b.append(",\"status\":");
+      if (status < 0) {
+        b.append("null");
+      } else {
+        b.append(status);
+      }
+      b.append(",\"attempts\":").append(attempts);
+      b.append(",\"waits_ms\":[");
+      for (int i = 0; i < waitsNanos.size(); i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        millis(b, waitsNanos.get(i));
+      }
+      b.append("],\"paced_ms\":");
+      millis(b, pacedNanos);
+      b.append(",\"elapsed_ms\":");
+      millis(b, elapsedNanos);
+      b.append(",\"idempotency_key\":");
+      string(b, key);
+      b.append(",\"error\":");
+      string(b, error);
+      return b.append("}\n").toString();
+    }
+
+    /** A JSON string; one that needs escaping is written by the JSON writer, as in the journal. */
+    private static void string(StringBuilder b, String s) {
+      if (s == null) {
+        b.append("null");
+        return;
+      }
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x20 || c == '"' || c == '\\') {
+          b.append(JsonTree.write(s));
+          return;
+        }
+      }
+      b.append('"').append(s).append('"');
+    }
+
+    /** {@link Format#jsonMillis} as JSON: milliseconds, three decimals at most, no trailing 0. */
+    private static void millis(StringBuilder b, long nanos) {
+      if (nanos < 0 || nanos > Long.MAX_VALUE - 500) {
+        b.append(Format.jsonMillis(nanos).toPlainString());
+        return;
+      }
+      long micros = (nanos + 500) / 1000;
+      b.append(micros / 1000);
+      int fraction = (int) (micros % 1000);
+      if (fraction != 0) {
+        b.append('.').append((char) ('0' + fraction / 100));
+        if (fraction % 100 != 0) {
+          b.append((char) ('0' + fraction / 10 % 10));
+          if (fraction % 10 != 0) {
+            b.append((char) ('0' + fraction % 10));
+          }
+        }
+      }
+    }
+
     boolean success() {
       return outcome.equals("success");
     }
@@ -188,6 +268,9 @@ final class BatchRecorder {
   private final BatchTimeline timeline;
   private final BiConsumer<BatchRun.Stop, String> stop;
   private volatile BatchReport report;
+
+  /** Workers writing a results line now or waiting to; the last one out flushes. */
+  private final AtomicInteger writing = new AtomicInteger();
 
   /**
    * @param journal the journal, or null
@@ -371,13 +454,23 @@ final class BatchRecorder {
       }
     }
     if (out != null) {
+      String line = item.resultsLine();
+      // Flushed in groups: the last of the workers writing at once flushes, for all of them, as
+      // it leaves. A line waits for no later request, only for the lines written with it.
+      writing.incrementAndGet();
       synchronized (out) {
         try {
-          out.write(JsonTree.write(item.json()));
-          out.write('\n');
-          out.flush();
+          out.write(line);
         } catch (IOException e) {
           stop.accept(BatchRun.Stop.ERROR, "the results cannot be written: " + e.getMessage());
+        } finally {
+          if (writing.decrementAndGet() == 0) {
+            try {
+              out.flush();
+            } catch (IOException e) {
+              stop.accept(BatchRun.Stop.ERROR, "the results cannot be written: " + e.getMessage());
+            }
+          }
         }
       }
     }

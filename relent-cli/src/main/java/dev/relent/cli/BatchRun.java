@@ -27,14 +27,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * The workers of a batch: a queue of requests sent through one shared {@link RelentHttpClient} (one
@@ -46,18 +44,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link BatchRecorder}; what is shown, by the {@link BatchTimeline}.
  *
  * <p>Design. Each worker takes the next request from the queue (the input is read a line at a time
- * as workers take them, and a request's state is dropped once it has ended and been recorded:
- * memory does not grow with the queue) and sends it synchronously: the executor runs the
- * concurrency limit, the pacer, the attempts and the waits on the worker's thread. Each send
- * carries its own attempt listener ({@link BatchEvents#attempts}), so every attempt record is the
- * request's without asking which thread it came on; what the whole run counts comes from the
- * executor's events ({@link BatchEvents#onEvent}). Waits go through a sleeper that a stop ends at
- * once, so that after a stop no new attempt starts: a quota exhausted (an answer, or a rate-limit
- * header with a long scope), the batch deadline, Ctrl-C, or a journal that cannot be written.
- * Attempts already on the wire finish (each is bounded by the attempt timeout); on Ctrl-C they get
- * a short grace, then are interrupted. Requests that never reached the network are recorded as
- * {@code not-sent}: not final, a resumed run sends them; so is a keyed write that ended {@code
- * unresolved} (it may have taken effect).
+ * as workers take them, under the run's lock, and each line is parsed by the worker that took it,
+ * outside the lock; a request's state is dropped once it has ended and been recorded: memory does
+ * not grow with the queue) and sends it synchronously: the executor runs the concurrency limit, the
+ * pacer, the attempts and the waits on the worker's thread. Each send carries its own attempt
+ * listener ({@link BatchEvents#attempts}), so every attempt record is the request's without asking
+ * which thread it came on; what the whole run counts comes from the executor's events ({@link
+ * BatchEvents#onEvent}). Waits go through a sleeper that a stop ends at once, so that after a stop
+ * no new attempt starts: a quota exhausted (an answer, or a rate-limit header with a long scope),
+ * the batch deadline, Ctrl-C, or a journal that cannot be written. Attempts already on the wire
+ * finish (each is bounded by the attempt timeout); on Ctrl-C they get a short grace, then are
+ * interrupted. Requests that never reached the network are recorded as {@code not-sent}: not final,
+ * a resumed run sends them; so is a keyed write that ended {@code unresolved} (it may have taken
+ * effect).
  *
  * <p>Time: the {@link Ticker} and {@link Clock} are injected; waits are real (a latch with a
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
@@ -168,17 +167,62 @@ final class BatchRun {
   private final Pacer pacer;
   private final BatchJournal journal;
 
-  /** The requests to send, one at a time, in order. */
+  /**
+   * The requests to send, in order: each is read in turn under the run's lock, then made into its
+   * request by the worker that took it, outside the lock.
+   */
   interface Source {
-    /** The next request, or null at the end. */
-    BatchInput.Request next() throws IOException;
+    /** The next entry, read under the run's lock; null at the end. */
+    Pending next() throws IOException;
+
+    /**
+     * The requests of an input file: lines read in turn, each parsed by the worker that took it.
+     *
+     * @param requests the file's requests
+     * @param skip whether a request's id is to be left out (it finished in an earlier run); asked
+     *     by one worker at a time (the journal's table of finished ids is not thread-safe)
+     */
+    static Source of(BatchInput.Requests requests, Predicate<String> skip) {
+      Object skipLock = new Object();
+      return () -> {
+        BatchInput.Line line = requests.nextLine();
+        if (line == null) {
+          return null;
+        }
+        return () -> {
+          BatchInput.Request r = line.request();
+          if (r == null) {
+            return null;
+          }
+          synchronized (skipLock) {
+            return skip.test(r.id()) ? null : r;
+          }
+        };
+      };
+    }
+  }
+
+  /** An entry of the source, taken but not yet made into its request. */
+  interface Pending {
+    /** Its request, or null to leave it out (a bad line, a request finished earlier). */
+    BatchInput.Request request();
   }
 
   private final Source source;
   private final int total;
   private final List<BatchRecorder.Job> kept;
-  private final Set<BatchRecorder.Job> inProgress = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The job each worker has in hand, or null: written by its worker only, read once every worker
+   * has ended.
+   */
+  private BatchRecorder.Job[] inHand = new BatchRecorder.Job[0];
+
   private boolean drained;
+
+  /** How many entries were taken from the source; guarded by this. */
+  private int taken;
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicReference<Stop> stop = new AtomicReference<>();
   private volatile String stopDetail;
@@ -201,7 +245,13 @@ final class BatchRun {
 
   private static Source iterate(List<BatchInput.Request> requests) {
     java.util.Iterator<BatchInput.Request> it = requests.iterator();
-    return () -> it.hasNext() ? it.next() : null;
+    return () -> {
+      if (!it.hasNext()) {
+        return null;
+      }
+      BatchInput.Request r = it.next();
+      return () -> r;
+    };
   }
 
   /**
@@ -232,7 +282,7 @@ final class BatchRun {
     this.settings = settings;
     this.source = source;
     this.total = total;
-    this.kept = keep ? Collections.synchronizedList(new ArrayList<>()) : null;
+    this.kept = keep ? new ArrayList<>() : null;
     this.ticker = ticker;
     this.clock = clock;
     this.redactor = redactor;
@@ -401,8 +451,10 @@ final class BatchRun {
       watchdog.start();
     }
     int n = Math.min(settings.concurrency(), Math.max(1, total));
+    inHand = new BatchRecorder.Job[n];
     for (int i = 0; i < n; i++) {
-      Thread t = new Thread(this::work, "relent-batch-" + (i + 1));
+      int worker = i;
+      Thread t = new Thread(() -> work(worker), "relent-batch-" + (i + 1));
       t.setDaemon(true);
       workers.add(t);
       t.start();
@@ -422,8 +474,9 @@ final class BatchRun {
         }
       }
     }
-    for (BatchRecorder.Job job : inProgress) {
-      if (job.item == null) {
+    // Joined: what each worker wrote is visible here.
+    for (BatchRecorder.Job job : inHand) {
+      if (job != null && job.item == null) {
         recorder.record(
             job, recorder.notSent(job, "the batch stopped before it was sent: " + stopDetail));
       }
@@ -432,7 +485,6 @@ final class BatchRun {
     BatchRecorder.Job job;
     while ((job = take(true)) != null) {
       recorder.recordNotSent(job, "the batch stopped before it was sent: " + stopDetail);
-      inProgress.remove(job);
     }
     if (journal != null) {
       try {
@@ -462,35 +514,62 @@ final class BatchRun {
 
   /**
    * The next request as a job, or null at the end of the queue (or, unless {@code evenIfStopped},
-   * once the run stopped). The input is read here, one line per call, under the run's lock.
+   * once the run stopped). The input is read here one entry per call under the run's lock; the
+   * entry is parsed after it, on the caller's thread.
    */
-  private synchronized BatchRecorder.Job take(boolean evenIfStopped) {
-    if (drained || (!evenIfStopped && stop.get() != null)) {
-      return null;
+  private BatchRecorder.Job take(boolean evenIfStopped) {
+    while (true) {
+      Pending pending;
+      int index;
+      synchronized (this) {
+        if (drained || (!evenIfStopped && stop.get() != null)) {
+          return null;
+        }
+        try {
+          pending = source.next();
+        } catch (IOException | RuntimeException e) {
+          drained = true;
+          stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+          return null;
+        }
+        if (pending == null) {
+          drained = true;
+          return null;
+        }
+        index = taken++;
+      }
+      BatchInput.Request r;
+      try {
+        r = pending.request();
+      } catch (RuntimeException e) {
+        stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+        return null;
+      }
+      if (r == null) {
+        continue;
+      }
+      BatchRecorder.Job job = new BatchRecorder.Job(r);
+      if (kept != null) {
+        keep(index, job);
+      }
+      return job;
     }
-    BatchInput.Request r;
-    try {
-      r = source.next();
-    } catch (IOException | RuntimeException e) {
-      drained = true;
-      stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
-      return null;
-    }
-    if (r == null) {
-      drained = true;
-      return null;
-    }
-    BatchRecorder.Job job = new BatchRecorder.Job(r);
-    inProgress.add(job);
-    if (kept != null) {
-      kept.add(job);
-    }
-    return job;
   }
 
-  private void work() {
+  /** Keeps a job in the place of its entry, whichever worker got there first. */
+  private void keep(int index, BatchRecorder.Job job) {
+    synchronized (kept) {
+      while (kept.size() <= index) {
+        kept.add(null);
+      }
+      kept.set(index, job);
+    }
+  }
+
+  private void work(int worker) {
     BatchRecorder.Job job;
     while ((job = take(false)) != null) {
+      inHand[worker] = job;
       try {
         execute(job);
       } catch (Throwable e) {
@@ -501,7 +580,7 @@ final class BatchRun {
           recorder.record(job, recorder.error(job, why));
         }
       } finally {
-        inProgress.remove(job);
+        inHand[worker] = null;
       }
     }
   }
@@ -597,7 +676,18 @@ final class BatchRun {
 
   /** Every request's record, for a run made to keep them; empty otherwise. */
   List<BatchRecorder.Job> jobs() {
-    return kept == null ? List.of() : List.copyOf(kept);
+    if (kept == null) {
+      return List.of();
+    }
+    List<BatchRecorder.Job> jobs = new ArrayList<>();
+    synchronized (kept) {
+      for (BatchRecorder.Job job : kept) {
+        if (job != null) {
+          jobs.add(job);
+        }
+      }
+    }
+    return List.copyOf(jobs);
   }
 
   /** What the run counted as its requests ended. */

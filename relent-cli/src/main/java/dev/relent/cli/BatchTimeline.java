@@ -107,7 +107,12 @@ final class BatchTimeline {
         starts[startCount++] = startNanos;
       }
     }
-    peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    int now = inFlight.incrementAndGet();
+    // Written only when higher: every attempt reads the peak, few raise it.
+    int before;
+    while (now > (before = peak.get()) && !peak.compareAndSet(before, now)) {
+      // another attempt raised it meanwhile; compare again
+    }
   }
 
   /** An attempt that began ended after {@code durationNanos}. */

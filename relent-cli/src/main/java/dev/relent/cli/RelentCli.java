@@ -38,9 +38,6 @@ public final class RelentCli implements Runnable {
   /** Where response bodies go, byte for byte: standard output unless a test replaces it. */
   PrintStream stdout = System.out;
 
-  private static final String COMMON_POOL_PARALLELISM =
-      "java.util.concurrent.ForkJoinPool.common.parallelism";
-
   /**
    * Runs the command line and exits the JVM with its exit code.
    *
@@ -51,15 +48,6 @@ public final class RelentCli implements Runnable {
     // reported are the attempts made (the JDK client otherwise reconnects once on its own).
     if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
       System.setProperty("jdk.httpclient.disableRetryConnect", "true");
-    }
-    // The JDK client's sendAsync hands every response to CompletableFuture's default executor,
-    // which on fewer than three cores (a common pool of parallelism 1) is a new thread per task:
-    // a thread started and ended per request. Two threads in the common pool make it a pool
-    // (relent batch on 2 cores: 100 000 GETs in 15 s instead of 25 s). Set before anything
-    // initialises CompletableFuture.
-    if (System.getProperty(COMMON_POOL_PARALLELISM) == null
-        && Runtime.getRuntime().availableProcessors() <= 2) {
-      System.setProperty(COMMON_POOL_PARALLELISM, "2");
     }
     int code;
     try {

@@ -190,7 +190,8 @@ class BatchReportTest {
                 HttpRequest.newBuilder(URI.create("https://api.example/items/" + id)).build(),
                 BatchInput.KeyMode.AUTO,
                 null,
-                "fp"));
+                new BatchInput.Fingerprint(
+                    "GET", URI.create("https://api.example/items/" + id), null)));
     job.startNanos = ORIGIN + beginNanos;
     job.sendNanos = beginNanos + 5 * MS;
     return job;

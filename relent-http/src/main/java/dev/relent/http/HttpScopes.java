@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 
 /**
  * Which scopes an HTTP request belongs to, and which of them an answer's limit belongs to: the
@@ -43,10 +42,6 @@ import java.util.regex.Pattern;
  */
 public final class HttpScopes {
   private static final HttpScopes DEFAULTS = builder().build();
-  private static final Pattern UUID =
-      Pattern.compile(
-          "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]{12,}");
   private static final int LONGEST_WORD = 24;
 
   private final List<String[]> routes;
@@ -152,15 +147,31 @@ public final class HttpScopes {
    */
   public String route(URI uri) {
     String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-    String[] segments = segments(path);
-    for (int i = 0; i < routes.size(); i++) {
-      if (matches(routes.get(i), segments)) {
-        return routeTexts.get(i);
+    if (!routes.isEmpty()) {
+      String[] segments = segments(path);
+      for (int i = 0; i < routes.size(); i++) {
+        if (matches(routes.get(i), segments)) {
+          return routeTexts.get(i);
+        }
       }
     }
-    StringBuilder b = new StringBuilder(path.length());
-    for (String s : segments) {
-      b.append('/').append(looksLikeId(s) ? "{id}" : s);
+    // The path's non-empty segments, each an id or itself; a request's cost, so without a split.
+    StringBuilder b = new StringBuilder(path.length() + 8);
+    int n = path.length();
+    for (int start = 0; start < n; ) {
+      int end = path.indexOf('/', start);
+      if (end < 0) {
+        end = n;
+      }
+      if (end > start) {
+        b.append('/');
+        if (looksLikeId(path, start, end)) {
+          b.append("{id}");
+        } else {
+          b.append(path, start, end);
+        }
+      }
+      start = end + 1;
     }
     if (b.length() == 0 || path.endsWith("/")) {
       b.append('/');
@@ -231,18 +242,44 @@ public final class HttpScopes {
 
   /** Whether a path segment is an id rather than a part of the route. */
   static boolean looksLikeId(String segment) {
-    if (segment.length() > LONGEST_WORD || UUID.matcher(segment).matches()) {
+    return looksLikeId(segment, 0, segment.length());
+  }
+
+  /**
+   * Whether {@code s[from, to)} is an id: longer than a word, a UUID, all digits, three digits or
+   * more, or a long hex string with a digit.
+   */
+  private static boolean looksLikeId(String s, int from, int to) {
+    int length = to - from;
+    if (length > LONGEST_WORD || (length == 36 && isUuid(s, from))) {
       return true;
     }
     int digits = 0;
-    for (int i = 0; i < segment.length(); i++) {
-      if (Character.isDigit(segment.charAt(i))) {
+    boolean hex = true;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (Character.isDigit(c)) {
         digits++;
       }
+      hex &= isHex(c);
     }
-    return digits == segment.length()
-        || digits >= 3
-        || (digits > 0 && HEX.matcher(segment).matches());
+    return digits == length || digits >= 3 || (digits > 0 && hex && length >= 12);
+  }
+
+  /** 8-4-4-4-12 hex digits from {@code from}. */
+  private static boolean isUuid(String s, int from) {
+    for (int i = 0; i < 36; i++) {
+      char c = s.charAt(from + i);
+      boolean ok = i == 8 || i == 13 || i == 18 || i == 23 ? c == '-' : isHex(c);
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isHex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   }
 
   private static String authority(URI uri) {

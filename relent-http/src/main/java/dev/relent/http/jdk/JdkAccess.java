@@ -43,7 +43,10 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
 
   @Override
   public HeaderLookup headers(HttpResponse<?> response) {
-    return HeaderLookup.of(response.headers());
+    if (response instanceof TrackedResponse) {
+      return ((TrackedResponse<?>) response).headerLookup();
+    }
+    return new JdkHeaders(response.headers());
   }
 
   @Override

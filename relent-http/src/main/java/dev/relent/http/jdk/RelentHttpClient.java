@@ -5,7 +5,6 @@ import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.http.CallOptions;
 import dev.relent.http.DecisionTable;
-import dev.relent.http.HeaderLookup;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
@@ -18,21 +17,16 @@ import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
 import dev.relent.http.adapter.HttpOutcomes;
 import dev.relent.http.adapter.ResponseAccess;
-import dev.relent.time.Durations;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link HttpClient} that retries what should be retried and never what must not be: {@code send}
@@ -75,13 +69,18 @@ import java.util.concurrent.TimeoutException;
  * <p><b>Resources and time.</b> Each attempt's request gets {@code HttpRequest.timeout} = the
  * smaller of its own timeout and {@link AttemptContext#timeoutNanos()} (the attempt timeout or what
  * is left of the deadline). The JDK applies that timeout to the response headers only, so a
- * synchronous send also bounds the whole exchange, body included, by the same time, and an
- * asynchronous one is bounded by the executor. A response the table would retry has its body read
- * into memory (at most {@link Builder#withMaxBufferedBody(int) 64 KiB}; more is cut and the
- * connection closed) before the executor decides, then replayed into the caller's body handler, so
- * no connection is held while waiting. Other responses are handed over as the caller's body handler
- * reads them. Request bodies must be re-readable ({@code BodyPublishers.ofString}, {@code
- * ofByteArray}, {@code ofFile} and {@code ofInputStream} with a supplier all are).
+ * synchronous send also bounds the whole exchange, body included, by the same time (real time, as
+ * the JDK's: a body still arriving when it runs out is cut off and its connection closed), and an
+ * asynchronous one is bounded by the executor. A synchronous send runs on the calling thread
+ * ({@code HttpClient.send}); no response passes through {@code CompletableFuture}'s default
+ * executor, which on fewer than three cores starts a thread per task. A body type that is handed
+ * over with the headers ({@code ofInputStream}) is read by the caller with no limit, as from the
+ * JDK client. A response the table would retry has its body read into memory (at most {@link
+ * Builder#withMaxBufferedBody(int) 64 KiB}; more is cut and the connection closed) before the
+ * executor decides, then replayed into the caller's body handler, so no connection is held while
+ * waiting. Other responses are handed over as the caller's body handler reads them. Request bodies
+ * must be re-readable ({@code BodyPublishers.ofString}, {@code ofByteArray}, {@code ofFile} and
+ * {@code ofInputStream} with a supplier all are).
  *
  * <p><b>The JDK client's own retries.</b> The JDK client retries once, inside one of our attempts,
  * when a connection could not be opened ({@code ConnectException}: nothing was sent) unless the
@@ -230,6 +229,23 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
     return client;
   }
 
+  /**
+   * What the client's {@code send} reported, as its {@code sendAsync} reports it: {@code send}
+   * throws a new exception of a like type (an {@code IOException} for anything it does not know)
+   * with the same message and the failure itself as its cause. The failure itself is what the table
+   * judges and the caller sees: a bug in a body handler stays the handler's exception.
+   */
+  private static Throwable original(Exception thrown) {
+    Throwable cause = thrown.getCause();
+    boolean rethrown =
+        cause != null
+            && Objects.equals(cause.getMessage(), thrown.getMessage())
+            && (cause instanceof IOException
+                || cause instanceof RuntimeException
+                || cause instanceof Error);
+    return rethrown ? cause : thrown;
+  }
+
   @SuppressWarnings("unchecked")
   private static <T> RelentHttpResponse<T> tracked(HttpResponse<?> response) {
     return (TrackedResponse<T>) response;
@@ -248,7 +264,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
                 existing,
                 options,
                 true,
-                HeaderLookup.of(request.headers()));
+                new JdkHeaders(request.headers()));
     HttpRequest keyed =
         call.key() == null || existing != null
             ? request
@@ -273,7 +289,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
       this.handler =
           info -> {
             HttpResponse.BodySubscriber<T> subscriber = own.apply(info);
-            return loop().needsBuffer(call, info.statusCode(), HeaderLookup.of(info.headers()))
+            return loop().needsBuffer(call, info.statusCode(), new JdkHeaders(info.headers()))
                 ? new BufferedSubscriber<>(subscriber, loop().maxBufferedBody())
                 : subscriber;
           };
@@ -282,29 +298,24 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
     @Override
     public HttpResponse<?> send(long timeoutNanos) throws IOException, InterruptedException {
       int attempt = call.attempts();
-      CompletableFuture<HttpResponse<T>> sent = client.sendAsync(forAttempt(timeoutNanos), handler);
+      // Sent on this thread: the JDK's sendAsync would hand the response to CompletableFuture's
+      // default executor, a new thread per response on fewer than three cores. The request's
+      // timeout bounds the headers; the attempt's limit bounds the body too.
+      AttemptLimit limit = AttemptLimit.start(timeoutNanos);
       try {
-        // The JDK's request timeout covers the headers only; this bounds the body too.
-        return new TrackedResponse<>(sent.get(timeoutNanos, TimeUnit.NANOSECONDS), call, attempt);
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        if (cause instanceof IOException) {
-          throw (IOException) cause;
+        return new TrackedResponse<>(
+            client.send(forAttempt(timeoutNanos), limit.bound(handler)), call, attempt);
+      } catch (IOException | RuntimeException e) {
+        Throwable failure = original(e);
+        if (failure instanceof IOException) {
+          throw (IOException) failure;
         }
-        if (cause instanceof RuntimeException) {
-          throw (RuntimeException) cause;
+        if (failure instanceof RuntimeException) {
+          throw (RuntimeException) failure;
         }
-        if (cause instanceof Error) {
-          throw (Error) cause;
-        }
-        throw new IOException(cause);
-      } catch (TimeoutException e) {
-        sent.cancel(true);
-        throw new HttpTimeoutException(
-            "no complete response within " + Durations.format(timeoutNanos));
-      } catch (InterruptedException e) {
-        sent.cancel(true);
-        throw e;
+        throw (Error) failure;
+      } finally {
+        limit.finish();
       }
     }
 

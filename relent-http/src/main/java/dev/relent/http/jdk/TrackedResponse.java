@@ -2,6 +2,7 @@ package dev.relent.http.jdk;
 
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Decision;
+import dev.relent.http.HeaderLookup;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.http.adapter.HttpCall;
 import java.net.URI;
@@ -18,11 +19,18 @@ final class TrackedResponse<T> implements RelentHttpResponse<T> {
   final HttpResponse<T> delegate;
   final HttpCall call;
   final int attempt;
+  private final JdkHeaders headerLookup;
 
   TrackedResponse(HttpResponse<T> delegate, HttpCall call, int attempt) {
     this.delegate = delegate;
     this.call = call;
     this.attempt = attempt;
+    this.headerLookup = new JdkHeaders(delegate.headers());
+  }
+
+  /** Its headers as the loop reads them: one view, however often they are asked for. */
+  HeaderLookup headerLookup() {
+    return headerLookup;
   }
 
   @Override
