@@ -1,7 +1,10 @@
-// The baseline of bench/memory.sh: N GETs with a bare java.net.http.HttpClient, C threads in a
-// loop, the same client settings as relent batch (HTTP/1.1, no redirects, body discarded), no
-// retries, no pacer. Prints "bare: N requests in S s = R/s (errors E)".
-// Run: java bench/BareLoop.java URL N C   (request i goes to URL + i, as in relent batch's input)
+// The baseline of bench/memory.sh and bench/posts.sh: N requests with a bare
+// java.net.http.HttpClient, C threads in a loop, the same client settings as relent batch
+// (HTTP/1.1, no redirects, body discarded), no retries, no pacer, no journal. Prints
+// "bare: N requests in S s = R/s (errors E)"; an answer other than 2xx counts as an error.
+// Run: java bench/BareLoop.java URL N C [POST]
+//   GETs: request i goes to URL + i, as in relent batch's input;
+//   POST: every request is a POST to URL itself with its own Idempotency-Key and a small JSON body.
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 public class BareLoop {
@@ -16,6 +20,7 @@ public class BareLoop {
     String url = args[0];
     int n = Integer.parseInt(args[1]);
     int c = Integer.parseInt(args[2]);
+    boolean post = args.length > 3 && args[3].equals("POST");
     HttpClient client =
         HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(10))
@@ -33,12 +38,19 @@ public class BareLoop {
                 int i;
                 while ((i = next.getAndIncrement()) < n) {
                   HttpRequest r =
-                      HttpRequest.newBuilder(URI.create(url + i))
-                          .timeout(Duration.ofSeconds(10))
-                          .build();
+                      post
+                          ? HttpRequest.newBuilder(URI.create(url))
+                              .timeout(Duration.ofSeconds(10))
+                              .header("Content-Type", "application/json")
+                              .header("Idempotency-Key", UUID.randomUUID().toString())
+                              .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + i + "}"))
+                              .build()
+                          : HttpRequest.newBuilder(URI.create(url + i))
+                              .timeout(Duration.ofSeconds(10))
+                              .build();
                   try {
-                    if (client.send(r, HttpResponse.BodyHandlers.discarding()).statusCode()
-                        != 200) {
+                    if (client.send(r, HttpResponse.BodyHandlers.discarding()).statusCode() / 100
+                        != 2) {
                       errors.incrementAndGet();
                     }
                   } catch (Exception e) {

@@ -2,7 +2,7 @@
 # Where a keyed POST's time goes (docs/BENCHMARKS.md, "Journaled keyed POSTs"): one mock server
 # (bench/memory-scenario.json, POST /payments on relent-idempotency), and in each round, one after
 # the other on the same server:
-#   bare GET / bare POST   a bare java.net.http.HttpClient loop (bench/PostLoop.java), no Relent;
+#   bare GET / bare POST   a bare java.net.http.HttpClient loop (bench/BareLoop.java), no Relent;
 #   batch GET / batch POST relent batch of the same requests, no journal;
 #   batch POST journaled   the same POSTs with --journal (key forced before the send, done after);
 #   journal alone          JournalThroughput: the same records, a send that takes no time.
@@ -69,8 +69,8 @@ measure() {
 BATCH=(java -Xmx256m -jar "$JAR" batch --rate 1000000/s --concurrency "$CONCURRENCY" --progress off)
 for round in $(seq 1 "$ROUNDS"); do
   echo "== round $round: $WRITES requests each, concurrency $CONCURRENCY; load $(load)"
-  measure "bare-get-$round" java bench/PostLoop.java "$BASE/items/1" "$WRITES" "$CONCURRENCY" GET
-  measure "bare-post-$round" java bench/PostLoop.java "$BASE/payments" "$WRITES" "$CONCURRENCY"
+  measure "bare-get-$round" java bench/BareLoop.java "$BASE/items/" "$WRITES" "$CONCURRENCY"
+  measure "bare-post-$round" java bench/BareLoop.java "$BASE/payments" "$WRITES" "$CONCURRENCY" POST
   measure "batch-get-$round" "${BATCH[@]}" "$OUT/gets.jsonl" --out "$OUT/gets-results-$round.jsonl"
   measure "batch-post-$round" "${BATCH[@]}" "$OUT/posts.jsonl" --out "$OUT/posts-results-$round.jsonl"
   rm -f "$OUT/posts-$round.journal"
