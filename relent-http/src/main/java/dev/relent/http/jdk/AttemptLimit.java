@@ -175,7 +175,7 @@ final class AttemptLimit {
         ended = true;
         cut = upstream;
         if (!subscribed) {
-          downstream.onSubscribe(Cancelled.INSTANCE);
+          downstream.onSubscribe(BufferedSubscriber.NoOp.INSTANCE);
         }
         downstream.onError(timeout);
       }
@@ -185,16 +185,5 @@ final class AttemptLimit {
       }
       body.completeExceptionally(timeout);
     }
-  }
-
-  /** The subscription of a body cut off before it began. */
-  private enum Cancelled implements Flow.Subscription {
-    INSTANCE;
-
-    @Override
-    public void request(long n) {}
-
-    @Override
-    public void cancel() {}
   }
 }

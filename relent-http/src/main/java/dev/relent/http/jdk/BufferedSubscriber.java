@@ -124,7 +124,8 @@ final class BufferedSubscriber<T> implements BodySubscriber<T> {
         });
   }
 
-  private enum NoOp implements Flow.Subscription {
+  /** A subscription that asks for nothing and cancels nothing: for a body that is already over. */
+  enum NoOp implements Flow.Subscription {
     INSTANCE;
 
     @Override
