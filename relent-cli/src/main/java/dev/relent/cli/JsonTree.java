@@ -61,6 +61,11 @@ final class JsonTree {
       throw new NotJson("invalid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new NotJson("invalid JSON: " + e.getMessage());
+    } catch (NumberFormatException e) {
+      // Jackson refuses a number it cannot hold (an exponent of too many digits) this way; its
+      // message repeats the number, which stays out of ours like the rest of the line.
+      throw new NotJson(
+          "invalid JSON: a number too large to read (its exponent has too many digits)");
     }
   }
 

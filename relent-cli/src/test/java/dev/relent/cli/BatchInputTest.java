@@ -117,6 +117,10 @@ class BatchInputTest {
         "{\"id\": \"a\", \"id\": \"b\", \"url\": \"http://h/\"}",
         "in.jsonl:1: invalid JSON: Duplicate field 'id'"
       },
+      {
+        "{\"id\": \"a\", \"url\": \"http://h/\", \"body\": {\"n\": 44444444e44444444444444}}",
+        "in.jsonl:1: invalid JSON: a number too large to read (its exponent has too many digits)"
+      },
       {"\"just a string\"", "in.jsonl:1: expected a JSON object, got a string"},
       {"{\"url\": \"http://h/\"}", "in.jsonl:1: missing required key \"id\""},
       {
