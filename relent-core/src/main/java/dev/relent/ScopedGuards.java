@@ -35,13 +35,14 @@ final class ScopedGuards {
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
   private final Pacer[] pacers;
-  private final String[] pacerNames;
+  /** The scope of each pacer, null for the executor's own: named only when a message needs it. */
+  private final Scope[] pacerScopes;
   private final long[] reserved;
   private final CircuitBreaker[] breakers;
   private final boolean[] permits;
   private final RetryBudget[] budgets;
   private final ConcurrencyLimit[] limits;
-  private final String[] limitNames;
+  private final Scope[] limitScopes;
   private final boolean[] slotsAtOnce;
   private final ConcurrencyLimit.Permit[] slotPermits;
   private int refusingLimit = -1;
@@ -72,11 +73,11 @@ final class ScopedGuards {
       limitCount += guards[i].concurrencyLimit().isPresent() ? 1 : 0;
     }
     limits = new ConcurrencyLimit[limitCount];
-    limitNames = new String[limitCount];
+    limitScopes = new Scope[limitCount];
     slotsAtOnce = new boolean[limitCount];
     slotPermits = new ConcurrencyLimit.Permit[limitCount];
     pacers = new Pacer[pacerCount];
-    pacerNames = new String[pacerCount];
+    pacerScopes = new Scope[pacerCount];
     reserved = new long[pacerCount];
     breakers = new CircuitBreaker[breakerCount];
     permits = new boolean[breakerCount];
@@ -86,13 +87,12 @@ final class ScopedGuards {
     int b = 0;
     int l = 0;
     if (x.pacer != null) {
-      pacers[p] = x.pacer;
-      pacerNames[p++] = "the executor's pacer";
+      pacers[p++] = x.pacer;
     }
     for (ScopeGuards g : guards) {
       if (g.pacer().isPresent()) {
         pacers[p] = g.pacer().get();
-        pacerNames[p++] = "the pacer of " + g.scope();
+        pacerScopes[p++] = g.scope();
       }
       if (g.circuitBreaker().isPresent()) {
         breakers[c++] = g.circuitBreaker().get();
@@ -102,7 +102,7 @@ final class ScopedGuards {
       }
       if (g.concurrencyLimit().isPresent()) {
         limits[l] = g.concurrencyLimit().get();
-        limitNames[l++] = g.scope().toString();
+        limitScopes[l++] = g.scope();
       }
     }
     Arrays.fill(reserved, Long.MIN_VALUE);
@@ -251,7 +251,7 @@ final class ScopedGuards {
   String slotRefusal(long deadlineNanos) {
     int i = Math.max(0, refusingLimit);
     return "no concurrency slot of "
-        + limitNames[i]
+        + limitScopes[i]
         + " ("
         + limits[i].maxConcurrent()
         + " at once) came free within the "
@@ -380,7 +380,12 @@ final class ScopedGuards {
           .append(g.pauseCause().orElse("a pause"));
       return m.append("; GuardRegistry.resume(scope) ends it").toString();
     }
-    String name = refusingPacer >= 0 ? pacerNames[refusingPacer] : "the pacer";
+    String name =
+        refusingPacer < 0
+            ? "the pacer"
+            : pacerScopes[refusingPacer] == null
+                ? "the executor's pacer"
+                : "the pacer of " + pacerScopes[refusingPacer];
     return name
         + ": the next start is in "
         + Durations.format(refusedWait)

@@ -29,6 +29,8 @@ public final class Scope {
     /** A key the caller derives from the request. */
     CUSTOM;
 
+    private final String slug = name().toLowerCase(Locale.ROOT);
+
     /**
      * Returns the kind's name in lower case, as {@link #parse} reads it: {@code account}, {@code
      * key}, {@code endpoint}, {@code custom}.
@@ -36,7 +38,7 @@ public final class Scope {
      * @return the name
      */
     public String slug() {
-      return name().toLowerCase(Locale.ROOT);
+      return slug;
     }
 
     /**
