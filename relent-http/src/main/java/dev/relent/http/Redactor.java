@@ -113,11 +113,12 @@ public final class Redactor {
       Pattern.compile(
           "(?i)\\b(bearer|basic|digest|token)([ \\t]++)"
               + "(?!(?:bearer|basic|digest|token)(?![^\\s&;,\"'<>]))[^\\s&;,\"'<>]++");
+  // A name and what introduces its value; the value itself is measured only after a sensitive name
+  // (valueEnd), so that text of many names ("a=a=a=...") costs time in proportion to its length.
   private static final Pattern NAME_VALUE =
-      Pattern.compile(
-          "(?<![A-Za-z0-9_.\\-\\[\\]%])([A-Za-z0-9_.\\-\\[\\]%]{1,100}+)=([^&\\s;,\"'<>]*+)");
+      Pattern.compile("(?<![A-Za-z0-9_.\\-\\[\\]%])([A-Za-z0-9_.\\-\\[\\]%]{1,100}+)=");
   private static final Pattern HEADER_LINE =
-      Pattern.compile("(?<![A-Za-z0-9\\-])([A-Za-z0-9\\-]{1,100}+):[ \\t]*+([^\\r\\n]*+)");
+      Pattern.compile("(?<![A-Za-z0-9\\-])([A-Za-z0-9\\-]{1,100}+):[ \\t]*+");
   private static final Pattern USER_INFO = Pattern.compile("://[^/@\\s?#]++@");
 
   private final Set<String> headers;
@@ -346,19 +347,59 @@ public final class Redactor {
     while (from < s.length() && m.find(from)) {
       String name = m.group(1);
       boolean sensitive = parameter ? isSensitiveParameter(name) : isSensitiveHeader(name);
-      if (!sensitive || m.group(2).isEmpty() || m.group(2).equals(replacement)) {
-        // The value may itself hold a labelled secret ("url: https://h/?token=x"): look inside.
+      int start = m.end();
+      int end = sensitive ? valueEnd(s, start, parameter) : start;
+      if (end == start || s.substring(start, end).equals(replacement)) {
+        // Not sensitive, or nothing to hide: the value may itself hold a labelled secret
+        // ("url: https://h/?token=x"), so the search goes on right after the name.
         from = m.end(1) + 1;
         continue;
       }
       if (out == null) {
         out = new StringBuilder(s.length());
       }
-      out.append(s, last, m.start(2)).append(replacement);
-      last = m.end(2);
-      from = m.end(2);
+      out.append(s, last, start).append(replacement);
+      last = end;
+      from = end;
     }
     return out == null ? s : out.append(s, last, s.length()).toString();
+  }
+
+  /**
+   * Where a value starting at {@code start} ends: a pair's value at {@code &}, white space, {@code
+   * ;}, {@code ,}, a quote or an angle bracket; a header line's value at the end of the line.
+   */
+  private static int valueEnd(String s, int start, boolean parameter) {
+    int i = start;
+    while (i < s.length() && !endsValue(s.charAt(i), parameter)) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean endsValue(char c, boolean parameter) {
+    if (!parameter) {
+      return c == '\r' || c == '\n';
+    }
+    switch (c) {
+      case '&':
+      case ';':
+      case ',':
+      case '"':
+      case '\'':
+      case '<':
+      case '>':
+        return true;
+      default:
+        return isPatternSpace(c);
+    }
+  }
+
+  /**
+   * What {@code \\s} matches in a Java pattern: space, tab, line feed, vertical tab, form feed, CR.
+   */
+  private static boolean isPatternSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\u000b' || c == '\f' || c == '\r';
   }
 
   private static String decode(String name) {
