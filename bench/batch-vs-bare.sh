@@ -3,7 +3,10 @@
 # (bench/BareLoop.java) and `relent batch` of every jar given, back to back, the order rotated from
 # one round to the next, so that each build meets the same load as its peer. N GETs (100 000) at
 # concurrency C (16) against the mock server on loopback, -Xmx256m, after a warm-up of the server.
-# Prints one line per round: the load average, then requests/s of each run.
+# Prints one line per round: the load average, then for each run its requests/s and the CPU time
+# (user + system) per request of the client process and of the mock server, in microseconds. The
+# CPU per request moves less with the load of a shared machine than the rate does; the client's
+# includes its JVM's start and, for relent batch, the first pass over the input.
 #
 # Run: bench/batch-vs-bare.sh ROUNDS JAR...   e.g. bench/batch-vs-bare.sh 4 old.jar relent-cli/target/relent.jar
 # Settings (environment): REQUESTS (100000), CONCURRENCY (16), WARMUP (20000).
@@ -29,7 +32,17 @@ wait_for "$PORT"
 BASE="http://127.0.0.1:$PORT"
 seq 1 "$REQUESTS" | awk -v b="$BASE" '{printf "{\"id\":\"r-%d\",\"url\":\"%s/items/%d\"}\n", $1, b, $1}' \
   >"$OUT/gets.jsonl"
-java bench/BareLoop.java "$BASE/items/" "$WARMUP" "$CONCURRENCY" >"$OUT/warmup.txt"
+# Compiled once, so that no run's CPU time includes compiling it.
+javac -d "$OUT/bare" bench/BareLoop.java
+java -cp "$OUT/bare" BareLoop "$BASE/items/" "$WARMUP" "$CONCURRENCY" >"$OUT/warmup.txt"
+TICK=$(getconf CLK_TCK)
+server_ticks() { awk '{print $14 + $15}' "/proc/${PIDS[0]}/stat"; }
+# Runs a command, its output to $1; prints its CPU time (user + system) in seconds.
+cpu_of() {
+  local out=$1 TIMEFORMAT='%U %S'
+  shift
+  { time "$@" >"$out" 2>"$out.err"; } 2>&1 | awk '{print $1 + $2}'
+}
 # requests per second from a batch summary line "relent batch: N requests in 12.3 s: ..."
 batch_rate() {
   awk '/^relent batch: [0-9]+ requests in/ {
@@ -43,15 +56,19 @@ for round in $(seq 1 "$ROUNDS"); do
   order=("${runs[@]:$k}" "${runs[@]:0:$k}")
   line="round $round (load$(uptime | sed 's/.*load average://')):"
   for r in "${order[@]}"; do
+    s0=$(server_ticks)
     if [ "$r" = bare ]; then
-      rate=$(java bench/BareLoop.java "$BASE/items/" "$REQUESTS" "$CONCURRENCY" |
-        sed -n 's/.*= \([0-9]*\)\/s.*/\1/p')
+      cpu=$(cpu_of "$OUT/bare.txt" java -cp "$OUT/bare" BareLoop "$BASE/items/" "$REQUESTS" "$CONCURRENCY")
+      rate=$(sed -n 's/.*= \([0-9]*\)\/s.*/\1/p' "$OUT/bare.txt")
     else
-      java -Xmx256m -jar "$r" batch "$OUT/gets.jsonl" --rate 1000000/s --concurrency "$CONCURRENCY" \
-        --progress off --out "$OUT/results.jsonl" >"$OUT/batch.txt" 2>"$OUT/batch.err"
+      cpu=$(cpu_of "$OUT/batch.txt" java -Xmx256m -jar "$r" batch "$OUT/gets.jsonl" --rate 1000000/s \
+        --concurrency "$CONCURRENCY" --progress off --out "$OUT/results.jsonl")
       rate=$(batch_rate "$OUT/batch.txt")
     fi
-    line="$line $r $rate/s"
+    s1=$(server_ticks)
+    per=$(awk -v c="$cpu" -v a="$s0" -v b="$s1" -v t="$TICK" -v n="$REQUESTS" \
+      'BEGIN {printf "client %.0f us, server %.0f us", c * 1e6 / n, (b - a) / t * 1e6 / n}')
+    line="$line $r $rate/s ($per)"
   done
   echo "$line" | tee -a "$OUT/summary.txt"
 done
