@@ -489,7 +489,7 @@ final class BatchCommand implements Callable<Integer> {
       }
       results.flush();
     }
-    BatchInput.Requests requests = BatchInput.requests(input, redactor, scan);
+    BatchInput.Requests requests = BatchInput.requests(input, redactor, scan, retry.timeout);
     try {
       if (journal != null) {
         journal.runStarted(now(), scan.requests(), earlier.finished());

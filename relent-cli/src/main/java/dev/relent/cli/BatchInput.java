@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HexFormat;
@@ -138,9 +139,17 @@ final class BatchInput {
   private final Redactor redactor;
   private final String source;
 
+  /** The time limit each request carries, or null for none. */
+  private final Duration timeout;
+
   private BatchInput(String source, Redactor redactor) {
+    this(source, redactor, null);
+  }
+
+  private BatchInput(String source, Redactor redactor, Duration timeout) {
     this.source = source;
     this.redactor = redactor;
+    this.timeout = timeout;
   }
 
   /**
@@ -215,7 +224,22 @@ final class BatchInput {
    * @throws IOException if the file cannot be opened
    */
   static Requests requests(Path file, Redactor redactor, Scan scan) throws IOException {
-    return new Requests(new BatchInput(file.toString(), redactor), reader(file), scan.repeated());
+    return requests(file, redactor, scan, null);
+  }
+
+  /**
+   * The requests of a file, as {@link #requests(Path, Redactor, Scan)}, each carrying {@code
+   * timeout} as its time limit: the attempt timeout of the run that sends them, which the client
+   * then sends each request with as it is (a request without a limit is copied for every attempt,
+   * to carry the attempt's).
+   *
+   * @param timeout more than zero, or null for none
+   * @throws IOException if the file cannot be opened
+   */
+  static Requests requests(Path file, Redactor redactor, Scan scan, Duration timeout)
+      throws IOException {
+    return new Requests(
+        new BatchInput(file.toString(), redactor, timeout), reader(file), scan.repeated());
   }
 
   /** The requests of a file in line order, parsed as they are taken. Not thread-safe. */
@@ -484,6 +508,9 @@ final class BatchInput {
       mode = KeyMode.GIVEN;
     }
     try {
+      if (timeout != null) {
+        request.timeout(timeout);
+      }
       return new Request(line, id, request.build(), mode, key, new Fingerprint(method, uri, body));
     } catch (RequestParser.Invalid e) {
       throw problem(line, e.getMessage());

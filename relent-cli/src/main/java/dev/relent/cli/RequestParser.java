@@ -5,6 +5,7 @@ import dev.relent.http.Redactor;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -186,6 +187,16 @@ final class RequestParser {
   /** The key an {@code Idempotency-Key} header gave, or null. */
   String headerKey() {
     return headerKey;
+  }
+
+  /**
+   * Sets the time limit the request carries to the client: the attempt's own, so that the adapter
+   * sends the request as it is instead of a copy with that limit.
+   *
+   * @param limit more than zero
+   */
+  void timeout(Duration limit) {
+    builder.timeout(limit);
   }
 
   /**
