@@ -2,7 +2,6 @@ package dev.relent.cli;
 
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
-import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
@@ -47,6 +46,12 @@ final class BatchInput {
   static final Set<String> KEYS =
       Set.of("id", "method", "url", "headers", "body", "idempotency_key");
   static final String KEY_LIST = "id, method, url, headers, body, idempotency_key";
+
+  /**
+   * The most characters one line of the input may have: a request with its headers and a body of a
+   * few megabytes. A longer line is a bad line; it is read through, never held whole.
+   */
+  static final int MAX_LINE_CHARS = 4 * 1024 * 1024;
 
   /** How a request gets its idempotency key. */
   enum KeyMode {
@@ -171,7 +176,7 @@ final class BatchInput {
   static Parsed read(Path file, Redactor redactor) throws IOException {
     List<Request> requests = new ArrayList<>();
     List<Problem> problems = new ArrayList<>();
-    try (BufferedReader r = reader(file)) {
+    try (LineReader r = reader(file)) {
       new BatchInput(file.toString(), redactor).each(lines(r), requests::add, problems::add);
     }
     return new Parsed(List.copyOf(requests), List.copyOf(problems));
@@ -201,7 +206,7 @@ final class BatchInput {
   static Scan scan(Path file, Redactor redactor, Consumer<Problem> onProblem) throws IOException {
     int[] counts = new int[2];
     BitSet repeated = new BitSet();
-    try (BufferedReader r = reader(file)) {
+    try (LineReader r = reader(file)) {
       new BatchInput(file.toString(), redactor)
           .each(
               lines(r),
@@ -245,11 +250,11 @@ final class BatchInput {
   /** The requests of a file in line order, parsed as they are taken. Not thread-safe. */
   static final class Requests implements Closeable {
     private final BatchInput in;
-    private final BufferedReader reader;
+    private final LineReader reader;
     private final BitSet repeated;
     private int number;
 
-    private Requests(BatchInput in, BufferedReader reader, BitSet repeated) {
+    private Requests(BatchInput in, LineReader reader, BitSet repeated) {
       this.in = in;
       this.reader = reader;
       this.repeated = repeated;
@@ -285,8 +290,8 @@ final class BatchInput {
         if (number == 1 && text.startsWith("\uFEFF")) {
           text = text.substring(1);
         }
-        if (text.isBlank() || repeated.get(number)) {
-          continue;
+        if (text == LineReader.TOO_LONG || text.isBlank() || repeated.get(number)) {
+          continue; // a line too long was reported by the first pass
         }
         return new Line(in, number, text);
       }
@@ -330,12 +335,12 @@ final class BatchInput {
     String next() throws IOException;
   }
 
-  private static Lines lines(BufferedReader r) {
+  private static Lines lines(LineReader r) {
     int[] number = {0};
     return () -> readLine(r, number[0]++);
   }
 
-  private static String readLine(BufferedReader r, int before) throws IOException {
+  private static String readLine(LineReader r, int before) throws IOException {
     try {
       return r.readLine();
     } catch (CharacterCodingException e) {
@@ -343,14 +348,15 @@ final class BatchInput {
     }
   }
 
-  private static BufferedReader reader(Path file) throws IOException {
-    return new BufferedReader(
+  private static LineReader reader(Path file) throws IOException {
+    return new LineReader(
         new java.io.InputStreamReader(
             Files.newInputStream(file),
             StandardCharsets.UTF_8
                 .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT)),
+        MAX_LINE_CHARS,
         64 * 1024);
   }
 
@@ -364,6 +370,10 @@ final class BatchInput {
       number++;
       if (number == 1 && text.startsWith("\uFEFF")) {
         text = text.substring(1);
+      }
+      if (text == LineReader.TOO_LONG) {
+        onProblem.accept(new Problem(number, tooLong(number), false));
+        continue;
       }
       if (text.isBlank()) {
         continue;
@@ -391,6 +401,18 @@ final class BatchInput {
         onProblem.accept(new Problem(number, e.getMessage(), false));
       }
     }
+  }
+
+  private String tooLong(int line) {
+    return source
+        + ":"
+        + line
+        + ": longer than "
+        + MAX_LINE_CHARS
+        + " characters ("
+        + MAX_LINE_CHARS / (1024 * 1024)
+        + " MiB), the most one request's line may have; the input is JSON Lines, one request per"
+        + " line (a JSON array must be split into lines first, e.g. with jq -c '.[]')";
   }
 
   /** A problem of one line, thrown while reading it. */

@@ -8,6 +8,8 @@ import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Flow;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The input format of {@code relent batch}: what a line may say, and what a bad one is told. */
 class BatchInputTest {
@@ -191,6 +194,40 @@ class BatchInputTest {
         parse("\uFEFF{\"id\": \"a\", \"url\": \"http://h/\"}", "", "  ", "{\"id\": \"a\"}");
     assertThat(p.requests()).hasSize(1);
     assertThat(p.problems()).extracting(BatchInput.Problem::line).containsExactly(4);
+  }
+
+  /**
+   * A line over the limit (here a JSON array of requests on one line, a common mistake) is a bad
+   * line that says so and how to split it; it is never held whole, and the lines after it are read.
+   */
+  @Test
+  void aLineOverTheLimitIsABadLineAndTheNextIsRead(@TempDir Path dir) throws Exception {
+    StringBuilder array = new StringBuilder("[");
+    while (array.length() <= BatchInput.MAX_LINE_CHARS) {
+      array.append("{\"id\": \"r\", \"url\": \"http://h/\"},");
+    }
+    Path file = dir.resolve("in.jsonl");
+    Files.writeString(
+        file,
+        array.append("{}]\n{\"id\": \"b\", \"url\": \"http://h/\"}\n"),
+        StandardCharsets.UTF_8);
+    List<BatchInput.Problem> problems = new ArrayList<>();
+    BatchInput.Scan scan = BatchInput.scan(file, Redactor.ofDefaults(), problems::add);
+    assertThat(scan.requests()).isEqualTo(1);
+    assertThat(problems)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.line()).isEqualTo(1);
+              assertThat(p.message())
+                  .startsWith(file + ":1: longer than 4194304 characters (4 MiB)")
+                  .contains("JSON Lines, one request per line")
+                  .contains("jq -c '.[]'");
+            });
+    try (BatchInput.Requests requests = BatchInput.requests(file, Redactor.ofDefaults(), scan)) {
+      assertThat(requests.next().id()).isEqualTo("b");
+      assertThat(requests.next()).isNull();
+    }
   }
 
   @Test
