@@ -16,13 +16,18 @@ import java.util.Optional;
  * <p>What it learns from, first to last:
  *
  * <ol>
- *   <li>A quota ({@link #observeQuota}): {@code remaining} requests in the {@code reset} after the
- *       attempt was sent, less the starts made since (the server had not counted them), spread
- *       evenly up to the reset, a quarter of each new reading averaged into the last. That interval
- *       is a floor until the reset: the pacer is never faster than the quota allows, whatever the
- *       controller says. A quota that promises more than the server gives (one that lies, or one
- *       that does not count another caller on the account) is corrected by the controller, since
- *       the slower of the two governs.
+ *   <li>A quota ({@link #observeQuota}): {@code remaining} requests may start before the reset,
+ *       {@code reset} after the attempt was sent, less the starts reserved since (the server had
+ *       not counted them); the request after them may start at the reset, when the quota is back.
+ *       They are spread evenly from the start the schedule already holds, one interval after the
+ *       newest reserved, so that the one after them falls at the reset: after a start at 0, "9 left
+ *       until 1 s" is one start every 100 ms (9 before the reset, the tenth at it), and "1 left
+ *       until 1 s" one start at 100 ms, then none before 1 s. A reset, stated in whole seconds, is
+ *       rounded up by the server, so the true one is no later and the count still holds. A quarter
+ *       of each new reading is averaged into the last. That interval is a floor until the reset:
+ *       the pacer is never faster than the quota allows, whatever the controller says. A quota that
+ *       promises more than the server gives (one that lies, or one that does not count another
+ *       caller on the account) is corrected by the controller, since the slower of the two governs.
  *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
  *       up to the first one refused; the rate falls to the controller's factor times the rate the
  *       round was sent at times the share of it not refused (one refused of 60 costs little more
@@ -203,14 +208,32 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     lock();
     try {
       long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
-      long from = Math.max(sentAtNanos, newestStart());
+      long newest = newestStart();
+      long from = Math.max(sentAtNanos, newest);
       long span = resetAt - from;
       if (span <= 0) {
         return; // the window ended before the next start: nothing to learn
       }
+      // The server counted the attempt sent at sentAt, not the starts reserved after it.
       long left = remaining - startsAfter(sentAtNanos);
-      // No start left before the reset: the next one goes at the reset.
-      long interval = clamp(left <= 1 ? span : span / left);
+      long interval;
+      if (left <= 0) {
+        // No start left before the reset: the next one after those reserved goes at the reset.
+        interval = span;
+      } else {
+        // The schedule holds the next start one interval (the one it was reserved at) after the
+        // newest; from there `left` starts fit before the reset, the one after them at the reset.
+        long next =
+            newest == NEVER
+                ? sentAtNanos
+                : Math.max(sentAtNanos, Nanos.saturatedAdd(newest, lastReservedNanos));
+        long until = resetAt - next;
+        if (until <= 0) {
+          return; // the next start is due at the reset or later: the reading limits nothing
+        }
+        interval = until / left + (until % left == 0 ? 0 : 1);
+      }
+      interval = clamp(interval);
       // Each answer counts the starts in flight a little differently: a quarter of the reading
       // goes in, so that one noisy count does not swing the rate.
       if (quotaUntil != NEVER && sentAtNanos < quotaUntil) {
