@@ -28,6 +28,15 @@ import java.util.Optional;
  *       the pacer is never faster than the quota allows, whatever the controller says. A quota that
  *       promises more than the server gives (one that lies, or one that does not count another
  *       caller on the account) is corrected by the controller, since the slower of the two governs.
+ *   <li>Another caller on the account: a throttle of a start that the last quota read before it
+ *       still allowed (this pacer's own starts since that reading's send, the refused one included,
+ *       no more than its remaining) says that someone else spends the account. From then on the
+ *       pacer leaves {@value #SHARED_HEADROOM} of the quota's rate ({@code (remaining + 1) / reset}
+ *       of the latest reading) unused, the margin of the 90/min operating target on a limit of
+ *       120/min, so that the account's limiter fills up again for the other caller's bursts instead
+ *       of refusing them. It holds for {@value #SHARED_QUOTA_HOLD} of that quota's resets, or twice
+ *       the time since the other caller was last seen if longer (a caller that comes back every 30
+ *       s keeps it), and only while a quota is in force.
  *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
  *       up to the first one refused; the rate falls to the controller's factor times the rate the
  *       round was sent at times the share of it not refused (one refused of 60 costs little more
@@ -109,6 +118,16 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   /** A round of fewer starts than this is short: its share refused counts only after another. */
   static final long SHORT_ROUND = 8;
 
+  /**
+   * Once the server refused a start within the quota it stated (another caller spends the account),
+   * the pacer leaves this share of the quota's rate unused, so that the account's limiter fills up
+   * again for the other caller's bursts.
+   */
+  static final double SHARED_HEADROOM = 0.25;
+
+  /** How many of that quota's resets the headroom holds after the last such refusal. */
+  static final long SHARED_QUOTA_HOLD = 16;
+
   /** How many recent starts are remembered, to count those a quota answer had not seen. */
   static final int RECENT = 64;
 
@@ -142,6 +161,13 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private int recentNext;
   private int recentSize;
   private double measured;
+  private long othersSeenAt = NEVER;
+  private long quotaSentAt = NEVER;
+  private long quotaRemaining;
+  private long quotaResetNanos;
+  private long previousSentAt = NEVER;
+  private long previousRemaining;
+  private long previousResetNanos;
   private long bucket = NEVER;
   private long bucketCount;
 
@@ -149,6 +175,8 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private volatile long learnedNanos;
   private volatile long quotaNanos;
   private volatile long quotaUntil = NEVER;
+  private volatile long quotaRateNanos;
+  private volatile long sharedUntil = NEVER;
   private volatile long lastReservedNanos;
 
   AdaptivePacer(
@@ -241,6 +269,17 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       }
       quotaNanos = interval;
       quotaUntil = resetAt;
+      // The rate the reading allows from its send on; the reading before it, kept for a throttle
+      // of the attempt that carried this one (the executor reports the quota first).
+      quotaRateNanos = clamp(resetNanos / (remaining + 1));
+      if (sentAtNanos != quotaSentAt) {
+        previousSentAt = quotaSentAt;
+        previousRemaining = quotaRemaining;
+        previousResetNanos = quotaResetNanos;
+      }
+      quotaSentAt = sentAtNanos;
+      quotaRemaining = remaining;
+      quotaResetNanos = resetNanos;
     } finally {
       unlock();
     }
@@ -267,6 +306,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   public void onThrottled(long sentAtNanos, long nowNanos) {
     lock();
     try {
+      noticeOthers(sentAtNanos, nowNanos);
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
         if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
           // Another refusal of the round, answered after the first: the share of the round's
@@ -310,6 +350,38 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     } finally {
       unlock();
     }
+  }
+
+  /**
+   * A throttle of a start that the last quota read before it still allowed (this pacer's own starts
+   * since that reading's send, the refused one included, no more than its remaining): someone else
+   * spends the account. The headroom then holds for {@value #SHARED_QUOTA_HOLD} of that quota's
+   * resets. Under the lock.
+   */
+  private void noticeOthers(long sentAtNanos, long nowNanos) {
+    long readAt = quotaSentAt;
+    long remaining = quotaRemaining;
+    long reset = quotaResetNanos;
+    if (readAt == sentAtNanos) {
+      // The throttle's own answer carried a quota: the one read before it is what allowed it.
+      readAt = previousSentAt;
+      remaining = previousRemaining;
+      reset = previousResetNanos;
+    }
+    if (readAt == NEVER
+        || sentAtNanos <= readAt
+        || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)
+        || startsBetween(readAt, sentAtNanos) > remaining) {
+      return;
+    }
+    long hold =
+        reset > Long.MAX_VALUE / SHARED_QUOTA_HOLD ? Long.MAX_VALUE : reset * SHARED_QUOTA_HOLD;
+    if (othersSeenAt != NEVER) {
+      // The other caller comes back at intervals: hold for twice the gap since it was last seen.
+      hold = Math.max(hold, 2 * Math.min(Long.MAX_VALUE / 4, nowNanos - othersSeenAt));
+    }
+    othersSeenAt = nowNanos;
+    sharedUntil = Math.max(sharedUntil, Nanos.saturatedAdd(nowNanos, hold));
   }
 
   /**
@@ -416,7 +488,15 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long intervalAt(long nowNanos) {
     long learned = learnedNanos;
     long until = quotaUntil;
-    return until != NEVER && nowNanos < until ? Math.max(learned, quotaNanos) : learned;
+    if (until == NEVER || nowNanos >= until) {
+      return learned;
+    }
+    long interval = Math.max(learned, quotaNanos);
+    if (nowNanos < sharedUntil) {
+      // Another caller spends the account: leave it a share of the quota's rate.
+      interval = Math.max(interval, clamp((long) (quotaRateNanos / (1 - SHARED_HEADROOM))));
+    }
+    return interval;
   }
 
   // ---------------------------------------------------------------- the send rate

@@ -106,6 +106,39 @@ class AdaptivePacerQuotaTest {
     }
   }
 
+  /**
+   * A pacer without a ceiling starts {@code answered} requests, each answered "9 left until 5 s",
+   * then {@code unanswered} more, the last of which is refused; returns the interval after it.
+   */
+  private static long afterARefusal(int answered, int unanswered) {
+    ManualTime time = new ManualTime();
+    Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
+    long[] starts = new long[answered + unanswered];
+    for (int n = 0; n < starts.length; n++) {
+      starts[n] = pacer.tryAcquire(0, NO_LIMIT);
+      if (n < answered) {
+        pacer.observeQuota(starts[n], 9, 5 * S);
+        pacer.onAccepted(starts[n]);
+      }
+    }
+    long refused = starts[starts.length - 1];
+    // The executor reports the refusal's own quota first, then the throttle.
+    pacer.observeQuota(refused, 9, 5 * S);
+    pacer.onThrottled(refused, refused + 50 * MS);
+    time.advance(Duration.ofNanos(refused + 50 * MS));
+    return pacer.interval().toNanos();
+  }
+
+  @Test
+  void aRefusalWithinTheStatedQuotaLeavesAQuarterOfItToTheOtherCaller() {
+    // The answer before it allowed 9 more before its reset and this pacer made one start since:
+    // someone else spent the account. 10 in 5 s is 2/s; three quarters of it, 1.5/s, is left.
+    assertThat(afterARefusal(10, 1)).isEqualTo((long) (500 * MS / 0.75));
+    // 12 starts since that answer, against 9 allowed: this pacer spent it; no headroom, the
+    // quota's 555 ms (9 in 5 s, the next at the reset) and the controller govern.
+    assertThat(afterARefusal(10, 12)).isEqualTo(555_555_556L);
+  }
+
   // ---------------------------------------------------------------- a server on a virtual clock
 
   record Outcome(long spanNanos, long refused) {}
