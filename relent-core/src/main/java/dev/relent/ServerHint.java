@@ -52,9 +52,9 @@ public final class ServerHint {
    * Creates a hint that reports the server's quota: {@code remaining} more requests are allowed
    * until the window resets in {@code reset} (for example {@code RateLimit: remaining=40,
    * reset=20}). The executor hands it to an {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive
-   * pacer}, which paces at {@code remaining / reset} before any 429. With {@code remaining} 0 the
-   * hint also pauses every caller sharing the pacer until the reset, as {@link #rateLimited} does;
-   * otherwise it asks for no wait.
+   * pacer}, which starts no more than {@code remaining} before the reset and the next at it, before
+   * any 429. With {@code remaining} 0 the hint also pauses every caller sharing the pacer until the
+   * reset, as {@link #rateLimited} does; otherwise it asks for no wait.
    *
    * @param remaining requests left in the window, &ge; 0
    * @param reset the time until the window resets, &ge; 0

@@ -36,9 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #TOTAL} requests take about {@value #TOTAL} ÷ 10/s = 12 s as the server sees them.
  *
  * <p>Why a bucket of 10: the server's headers give the tokens left and the time until the bucket is
- * full in whole seconds, and the adaptive pacer takes "r left in t" as a floor on its interval;
- * with a bucket of 2 or 5 that floor is far below 10/s (docs/cli.md gives the figures), which would
- * test the header reading, not the sharing.
+ * full in whole seconds, and the adaptive pacer lets no more than "r left" start before that reset;
+ * with a bucket of 2 or 5 that is far below 10/s (docs/cli.md gives the figures), which would test
+ * the header reading, not the sharing. With 10, "8 or 9 left until 1 s" is 9 to 10 a second: the
+ * runs measured take 12.5 to 14.8 s on a loaded machine, not yet the 12.6 s (5 % over) aimed at, so
+ * the bound on time stays wide.
  *
  * <p>Real time, about 30 s in all (both runs); the bounds on time are wide, for a shared 2-core
  * machine running four JVMs. Each run prints its figures (429s, the span of arrivals, the wall

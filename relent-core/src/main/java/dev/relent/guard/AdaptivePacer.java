@@ -16,13 +16,27 @@ import java.util.Optional;
  * <p>What it learns from, first to last:
  *
  * <ol>
- *   <li>A quota ({@link #observeQuota}): {@code remaining} requests in the {@code reset} after the
- *       attempt was sent, less the starts made since (the server had not counted them), spread
- *       evenly up to the reset, a quarter of each new reading averaged into the last. That interval
- *       is a floor until the reset: the pacer is never faster than the quota allows, whatever the
- *       controller says. A quota that promises more than the server gives (one that lies, or one
- *       that does not count another caller on the account) is corrected by the controller, since
- *       the slower of the two governs.
+ *   <li>A quota ({@link #observeQuota}): {@code remaining} requests may start before the reset,
+ *       {@code reset} after the attempt was sent, less the starts reserved since (the server had
+ *       not counted them); the request after them may start at the reset, when the quota is back.
+ *       They are spread evenly from the start the schedule already holds, one interval after the
+ *       newest reserved, so that the one after them falls at the reset: after a start at 0, "9 left
+ *       until 1 s" is one start every 100 ms (9 before the reset, the tenth at it), and "1 left
+ *       until 1 s" one start at 100 ms, then none before 1 s. A reset, stated in whole seconds, is
+ *       rounded up by the server, so the true one is no later and the count still holds. A quarter
+ *       of each new reading is averaged into the last. That interval is a floor until the reset:
+ *       the pacer is never faster than the quota allows, whatever the controller says. A quota that
+ *       promises more than the server gives (one that lies, or one that does not count another
+ *       caller on the account) is corrected by the controller, since the slower of the two governs.
+ *   <li>Another caller on the account: a throttle of a start that the last quota read before it
+ *       still allowed (this pacer's own starts since that reading's send, the refused one included,
+ *       no more than its remaining) says that someone else spends the account. From then on the
+ *       pacer leaves {@value #SHARED_HEADROOM} of the quota's rate ({@code (remaining + 1) / reset}
+ *       of the latest reading) unused, the margin of the 90/min operating target on a limit of
+ *       120/min, so that the account's limiter fills up again for the other caller's bursts instead
+ *       of refusing them. It holds for {@value #SHARED_QUOTA_HOLD} of that quota's resets, or twice
+ *       the time since the other caller was last seen if longer (a caller that comes back every 30
+ *       s keeps it), and only while a quota is in force.
  *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
  *       up to the first one refused; the rate falls to the controller's factor times the rate the
  *       round was sent at times the share of it not refused (one refused of 60 costs little more
@@ -104,6 +118,16 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   /** A round of fewer starts than this is short: its share refused counts only after another. */
   static final long SHORT_ROUND = 8;
 
+  /**
+   * Once the server refused a start within the quota it stated (another caller spends the account),
+   * the pacer leaves this share of the quota's rate unused, so that the account's limiter fills up
+   * again for the other caller's bursts.
+   */
+  static final double SHARED_HEADROOM = 0.25;
+
+  /** How many of that quota's resets the headroom holds after the last such refusal. */
+  static final long SHARED_QUOTA_HOLD = 16;
+
   /** How many recent starts are remembered, to count those a quota answer had not seen. */
   static final int RECENT = 64;
 
@@ -137,6 +161,13 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private int recentNext;
   private int recentSize;
   private double measured;
+  private long othersSeenAt = NEVER;
+  private long quotaSentAt = NEVER;
+  private long quotaRemaining;
+  private long quotaResetNanos;
+  private long previousSentAt = NEVER;
+  private long previousRemaining;
+  private long previousResetNanos;
   private long bucket = NEVER;
   private long bucketCount;
 
@@ -144,6 +175,8 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private volatile long learnedNanos;
   private volatile long quotaNanos;
   private volatile long quotaUntil = NEVER;
+  private volatile long quotaRateNanos;
+  private volatile long sharedUntil = NEVER;
   private volatile long lastReservedNanos;
 
   AdaptivePacer(
@@ -203,14 +236,32 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     lock();
     try {
       long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
-      long from = Math.max(sentAtNanos, newestStart());
+      long newest = newestStart();
+      long from = Math.max(sentAtNanos, newest);
       long span = resetAt - from;
       if (span <= 0) {
         return; // the window ended before the next start: nothing to learn
       }
+      // The server counted the attempt sent at sentAt, not the starts reserved after it.
       long left = remaining - startsAfter(sentAtNanos);
-      // No start left before the reset: the next one goes at the reset.
-      long interval = clamp(left <= 1 ? span : span / left);
+      long interval;
+      if (left <= 0) {
+        // No start left before the reset: the next one after those reserved goes at the reset.
+        interval = span;
+      } else {
+        // The schedule holds the next start one interval (the one it was reserved at) after the
+        // newest; from there `left` starts fit before the reset, the one after them at the reset.
+        long next =
+            newest == NEVER
+                ? sentAtNanos
+                : Math.max(sentAtNanos, Nanos.saturatedAdd(newest, lastReservedNanos));
+        long until = resetAt - next;
+        if (until <= 0) {
+          return; // the next start is due at the reset or later: the reading limits nothing
+        }
+        interval = until / left + (until % left == 0 ? 0 : 1);
+      }
+      interval = clamp(interval);
       // Each answer counts the starts in flight a little differently: a quarter of the reading
       // goes in, so that one noisy count does not swing the rate.
       if (quotaUntil != NEVER && sentAtNanos < quotaUntil) {
@@ -218,6 +269,17 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       }
       quotaNanos = interval;
       quotaUntil = resetAt;
+      // The rate the reading allows from its send on; the reading before it, kept for a throttle
+      // of the attempt that carried this one (the executor reports the quota first).
+      quotaRateNanos = clamp(resetNanos / (remaining + 1));
+      if (sentAtNanos != quotaSentAt) {
+        previousSentAt = quotaSentAt;
+        previousRemaining = quotaRemaining;
+        previousResetNanos = quotaResetNanos;
+      }
+      quotaSentAt = sentAtNanos;
+      quotaRemaining = remaining;
+      quotaResetNanos = resetNanos;
     } finally {
       unlock();
     }
@@ -244,6 +306,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   public void onThrottled(long sentAtNanos, long nowNanos) {
     lock();
     try {
+      noticeOthers(sentAtNanos, nowNanos);
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
         if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
           // Another refusal of the round, answered after the first: the share of the round's
@@ -287,6 +350,38 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     } finally {
       unlock();
     }
+  }
+
+  /**
+   * A throttle of a start that the last quota read before it still allowed (this pacer's own starts
+   * since that reading's send, the refused one included, no more than its remaining): someone else
+   * spends the account. The headroom then holds for {@value #SHARED_QUOTA_HOLD} of that quota's
+   * resets. Under the lock.
+   */
+  private void noticeOthers(long sentAtNanos, long nowNanos) {
+    long readAt = quotaSentAt;
+    long remaining = quotaRemaining;
+    long reset = quotaResetNanos;
+    if (readAt == sentAtNanos) {
+      // The throttle's own answer carried a quota: the one read before it is what allowed it.
+      readAt = previousSentAt;
+      remaining = previousRemaining;
+      reset = previousResetNanos;
+    }
+    if (readAt == NEVER
+        || sentAtNanos <= readAt
+        || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)
+        || startsBetween(readAt, sentAtNanos) > remaining) {
+      return;
+    }
+    long hold =
+        reset > Long.MAX_VALUE / SHARED_QUOTA_HOLD ? Long.MAX_VALUE : reset * SHARED_QUOTA_HOLD;
+    if (othersSeenAt != NEVER) {
+      // The other caller comes back at intervals: hold for twice the gap since it was last seen.
+      hold = Math.max(hold, 2 * Math.min(Long.MAX_VALUE / 4, nowNanos - othersSeenAt));
+    }
+    othersSeenAt = nowNanos;
+    sharedUntil = Math.max(sharedUntil, Nanos.saturatedAdd(nowNanos, hold));
   }
 
   /**
@@ -393,7 +488,15 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long intervalAt(long nowNanos) {
     long learned = learnedNanos;
     long until = quotaUntil;
-    return until != NEVER && nowNanos < until ? Math.max(learned, quotaNanos) : learned;
+    if (until == NEVER || nowNanos >= until) {
+      return learned;
+    }
+    long interval = Math.max(learned, quotaNanos);
+    if (nowNanos < sharedUntil) {
+      // Another caller spends the account: leave it a share of the quota's rate.
+      interval = Math.max(interval, clamp((long) (quotaRateNanos / (1 - SHARED_HEADROOM))));
+    }
+    return interval;
   }
 
   // ---------------------------------------------------------------- the send rate

@@ -37,11 +37,11 @@ import java.util.Optional;
  * <p><b>Adaptive pacing.</b> {@link #adaptive()} (or {@link Builder#adaptive()}) learns the rate
  * instead of being told it; a rate set with {@link Builder#withRate} becomes a ceiling the pacer
  * may go below. The executor feeds it what every attempt said: {@link #observeQuota} (the server's
- * remaining requests and the time to their reset, used first: {@code remaining / reset} is the rate
- * the server allows), {@link #onThrottled} (a 429 or another "slow down") and {@link #onAccepted}
- * (an answer that was not a throttle), from which a congestion controller ({@link Congestion})
- * finds the rate when the server says nothing about its quota. A fixed-rate pacer ignores all
- * three.
+ * remaining requests and the time to their reset, used first: {@code remaining} starts before the
+ * reset and the next at it, {@code (remaining + 1) / reset}, is the rate the server allows), {@link
+ * #onThrottled} (a 429 or another "slow down") and {@link #onAccepted} (an answer that was not a
+ * throttle), from which a congestion controller ({@link Congestion}) finds the rate when the server
+ * says nothing about its quota. A fixed-rate pacer ignores all three.
  */
 public interface Pacer {
 
@@ -188,10 +188,11 @@ public interface Pacer {
 
   /**
    * Tells the pacer what the server said about its quota: {@code remaining} more requests are
-   * allowed in the {@code resetNanos} after the attempt sent at {@code sentAtNanos}. An adaptive
-   * pacer paces at most at {@code remaining / reset} until then, counting the starts it made since
-   * {@code sentAtNanos} against {@code remaining} (the server had not seen them yet), and takes
-   * that rate as its learned rate. Values that cannot be true are ignored: a negative {@code
+   * allowed before the window resets, {@code resetNanos} after the attempt sent at {@code
+   * sentAtNanos}, and the next at the reset. An adaptive pacer spaces its starts so that no more
+   * than that many start before the reset, counting the starts it reserved since {@code
+   * sentAtNanos} against {@code remaining} (the server had not seen them yet): at most {@code
+   * (remaining + 1) / reset} until then. Values that cannot be true are ignored: a negative {@code
    * remaining}, a reset of zero or less (in the past). Whatever they say, the pacer never goes
    * faster than its ceiling or slower than its slowest rate. A fixed-rate pacer ignores this. Never
    * allocates.

@@ -55,9 +55,9 @@ import java.util.function.BiConsumer;
  *       </ul>
  *       Remaining 0 with a reset still ahead gives {@link ServerHint#rateLimited} for the reset
  *       time. Remaining above 0 with a reset ahead gives {@link ServerHint#quota}: no wait, but an
- *       {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive pacer} paces at remaining over the
- *       time to the reset, before any 429. A reset already reached gives nothing (except on a 429,
- *       which is always a rate limit).
+ *       {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive pacer} starts no more than the
+ *       remaining before the reset and the next at it, before any 429. A reset already reached
+ *       gives nothing (except on a 429, which is always a rate limit).
  *   <li>A 429 with neither gives {@code rateLimited(0)}: the backoff decides the wait.
  * </ol>
  *
@@ -195,7 +195,7 @@ public final class ServerHints {
       return withQuota(ServerHint.rateLimited(Duration.ZERO, "HTTP 429"), tightest);
     }
     if (tightest != null) {
-      // Requests remain: no wait, but an adaptive pacer paces at remaining / reset from here on.
+      // Requests remain: no wait, but an adaptive pacer fits them in before the reset.
       return ServerHint.quota(
           tightest.remaining().getAsLong(), tightest.reset().get(), tightest.source());
     }
@@ -203,8 +203,9 @@ public final class ServerHints {
   }
 
   /**
-   * The limit that allows the fewest requests per second from now (remaining over the time to its
-   * reset), among those stating both with a reset still ahead; null when none does.
+   * The limit that allows the fewest requests per second from now (the remaining before its reset
+   * and one at it, over the time to the reset), among those stating both with a reset still ahead;
+   * null when none does.
    */
   private static RateLimitStatus tightest(List<RateLimitStatus> limits) {
     RateLimitStatus best = null;
@@ -214,7 +215,7 @@ public final class ServerHints {
         continue;
       }
       Duration reset = l.reset().get();
-      double rate = l.remaining().getAsLong() / (reset.getSeconds() + reset.getNano() / 1e9);
+      double rate = (l.remaining().getAsLong() + 1) / (reset.getSeconds() + reset.getNano() / 1e9);
       if (rate < bestRate) {
         best = l;
         bestRate = rate;

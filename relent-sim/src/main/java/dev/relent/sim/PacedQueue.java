@@ -145,8 +145,9 @@ public final class PacedQueue
     /** The same with {@link Pacer.Congestion#AIMD}. */
     RELENT_AIMD(-1),
     /**
-     * {@link Pacer#adaptive()} as it comes, reading the {@code RateLimit} headers too: {@code
-     * remaining / reset} gives the rate before any 429. The limit is never told.
+     * {@link Pacer#adaptive()} as it comes, reading the {@code RateLimit} headers too: the policy
+     * ({@code 10;w=5}) as a quota that always holds, 9 left until a reset in 5 s, gives the rate
+     * before any 429, and {@code remaining=0} pauses it for a token. The limit is never told.
      */
     RELENT_ADAPTIVE(-1);
 
@@ -468,18 +469,20 @@ public final class PacedQueue
                     return null;
                   }
                   if (readsQuota && r.remaining() >= 0) {
-                    // RateLimit-Policy: 10;w=5 — the bucket refills 10 in every 5 s, so "10
-                    // more within 5 s" always holds.
+                    // RateLimit-Policy: 10;w=5 — the bucket refills 10 in every 5 s, so whatever
+                    // it holds, 9 more can start before 5 s from now and the tenth at 5 s: "9
+                    // left until a reset in 5 s" always holds.
                     Duration window = Duration.ofNanos(BUCKET * TOKEN_NANOS);
+                    long left = BUCKET - 1;
                     if (r.status() == 429) {
                       return ServerHint.rateLimited(
                               Duration.ofSeconds(r.retryAfterSeconds()), "Retry-After")
-                          .withQuota(BUCKET, window);
+                          .withQuota(left, window);
                     }
                     return r.remaining() == 0
                         ? ServerHint.rateLimited(Duration.ofNanos(TOKEN_NANOS), "RateLimit")
-                            .withQuota(BUCKET, window)
-                        : ServerHint.quota(BUCKET, window, "RateLimit-Policy");
+                            .withQuota(left, window)
+                        : ServerHint.quota(left, window, "RateLimit-Policy");
                   }
                   if (r.status() == 429) {
                     return ServerHint.rateLimited(

@@ -28,6 +28,10 @@ class LoadControlTargetsTest {
     // Sharing the account it stays near its own physical limit (600 at 100/min).
     PacedQueue.Row shared = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.SHARED);
     assertThat(shared.timeSeconds()).isLessThanOrEqualTo(1.15 * Scenario.SHARED.limitSeconds());
+    // And it leaves the other caller room once it has seen it: about a tenth of its requests
+    // refused (the pacer learns of it only from a refusal of its own, so the bursts before that
+    // are not protected; the target of 1 % is not reached yet; without the headroom over half).
+    assertThat(shared.otherThrottled()).isLessThanOrEqualTo(0.15 * shared.otherRequests());
   }
 
   @Test
