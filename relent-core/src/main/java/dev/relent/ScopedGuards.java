@@ -35,8 +35,10 @@ final class ScopedGuards {
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
   private final Pacer[] pacers;
+
   /** The scope of each pacer, null for the executor's own: named only when a message needs it. */
   private final Scope[] pacerScopes;
+
   private final long[] reserved;
   private final CircuitBreaker[] breakers;
   private final boolean[] permits;
