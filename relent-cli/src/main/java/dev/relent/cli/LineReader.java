@@ -81,10 +81,9 @@ final class LineReader implements Closeable {
           line = null;
         } else if (pos < end && line == null) {
           // The whole line is in the buffer: no builder.
-          any = true;
-          char c = buffer[pos++];
-          afterCr = c == '\r';
-          return new String(buffer, start, length);
+          String whole = new String(buffer, start, length);
+          afterCr = buffer[pos++] == '\r';
+          return whole;
         } else {
           if (line == null) {
             line = new StringBuilder(Math.max(16, Math.min(max, 2 * length)));
@@ -94,14 +93,11 @@ final class LineReader implements Closeable {
       }
       if (pos < end) {
         afterCr = buffer[pos++] == '\r';
-        any = true;
         break;
       }
     }
-    if (tooLong) {
-      return TOO_LONG;
-    }
-    return line == null ? "" : line.toString();
+    // Not too long, so some characters were appended: a line found whole in the buffer returned.
+    return tooLong ? TOO_LONG : line.toString();
   }
 
   private boolean fill() throws IOException {
