@@ -349,7 +349,8 @@ public final class Redactor {
       boolean sensitive = parameter ? isSensitiveParameter(name) : isSensitiveHeader(name);
       int start = m.end();
       int end = sensitive ? valueEnd(s, start, parameter) : start;
-      if (end == start || s.substring(start, end).equals(replacement)) {
+      if (end == start
+          || (end - start == replacement.length() && s.startsWith(replacement, start))) {
         // Not sensitive, or nothing to hide: the value may itself hold a labelled secret
         // ("url: https://h/?token=x"), so the search goes on right after the name.
         from = m.end(1) + 1;
