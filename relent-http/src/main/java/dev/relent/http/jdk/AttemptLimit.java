@@ -174,14 +174,18 @@ final class AttemptLimit {
         }
         ended = true;
         cut = upstream;
+      }
+      // Outside the monitor: the client's cancel takes locks of its own. The connection is cut
+      // before anyone hears of the failure, so that a caller told of it reads nothing more.
+      if (cut != null) {
+        cut.cancel();
+      }
+      synchronized (this) {
+        // Ended: the client's own signals are dropped from here on, so this is the last one.
         if (!subscribed) {
           downstream.onSubscribe(BufferedSubscriber.NoOp.INSTANCE);
         }
         downstream.onError(timeout);
-      }
-      // Outside the monitor: the client's cancel takes locks of its own.
-      if (cut != null) {
-        cut.cancel();
       }
       body.completeExceptionally(timeout);
     }
