@@ -410,8 +410,13 @@ class Execution<R> implements AttemptContext {
   private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
     Pacer pacer = x.pacer;
     if (hint != null) {
-      if (hint.hasQuota()) {
-        pacer.observeQuota(attemptStart, hint.remainingOrNegative(), hint.resetNanosOrNegative());
+      if (hint.hasQuota() || hint.policyQuotaOrNegative() > 0) {
+        pacer.observeQuota(
+            attemptStart,
+            hint.remainingOrNegative(),
+            hint.resetNanosOrNegative(),
+            hint.policyQuotaOrNegative(),
+            hint.policyWindowNanosOrNegative());
       }
       if (hint.pausesAll() && scoped == null) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.

@@ -25,10 +25,12 @@ public final class ServerHint {
   private final Instant resetAt;
   private final long quotaRemaining;
   private final long quotaResetNanos;
+  private final long policyQuota;
+  private final long policyWindowNanos;
 
   private ServerHint(
       long waitNanos, String source, boolean pauseAll, boolean quotaExhausted, Instant resetAt) {
-    this(waitNanos, source, pauseAll, quotaExhausted, resetAt, -1, -1);
+    this(waitNanos, source, pauseAll, quotaExhausted, resetAt, -1, -1, -1, -1);
   }
 
   private ServerHint(
@@ -38,7 +40,9 @@ public final class ServerHint {
       boolean quotaExhausted,
       Instant resetAt,
       long quotaRemaining,
-      long quotaResetNanos) {
+      long quotaResetNanos,
+      long policyQuota,
+      long policyWindowNanos) {
     this.waitNanos = waitNanos;
     this.source = source;
     this.pauseAll = pauseAll;
@@ -46,6 +50,8 @@ public final class ServerHint {
     this.resetAt = resetAt;
     this.quotaRemaining = quotaRemaining;
     this.quotaResetNanos = quotaResetNanos;
+    this.policyQuota = policyQuota;
+    this.policyWindowNanos = policyWindowNanos;
   }
 
   /**
@@ -74,7 +80,9 @@ public final class ServerHint {
         false,
         null,
         remaining,
-        resetNanos);
+        resetNanos,
+        -1,
+        -1);
   }
 
   /**
@@ -91,7 +99,67 @@ public final class ServerHint {
     long resetNanos = toNanos(reset);
     requireRemaining(remaining);
     return new ServerHint(
-        waitNanos, source, pauseAll, quotaExhausted, resetAt, remaining, resetNanos);
+        waitNanos,
+        source,
+        pauseAll,
+        quotaExhausted,
+        resetAt,
+        remaining,
+        resetNanos,
+        policyQuota,
+        policyWindowNanos);
+  }
+
+  /**
+   * Returns a copy of this hint that also states the server's policy: {@code quota} requests per
+   * {@code window} (for example {@code RateLimit-Policy: 100;w=60}, or {@code X-RateLimit-Limit}
+   * with a known window). An {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive pacer} compares
+   * it with its own starts: a server that counts more of the window's quota spent than this client
+   * started, or refuses a start before this client spent the quota, serves another caller on the
+   * same account, and the pacer leaves that caller room.
+   *
+   * @param quota the requests the policy allows per window, &gt; 0
+   * @param window the policy's window, &gt; 0
+   * @return a new hint with the same wait, source, kind and quota
+   * @throws NullPointerException if {@code window} is null
+   * @throws IllegalArgumentException if {@code quota} or {@code window} is not positive
+   */
+  public ServerHint withPolicy(long quota, Duration window) {
+    long windowNanos = toNanos(window);
+    if (windowNanos == 0) {
+      throw new IllegalArgumentException("window must be > 0 (the policy's time window): 0 ms");
+    }
+    return withPolicyNanos(quota, windowNanos);
+  }
+
+  /**
+   * Returns a copy of this hint that states the server's quota per window without the window (for
+   * example {@code X-RateLimit-Limit: 100} alone). Compared as {@link #withPolicy(long, Duration)}
+   * is, against every start this client remembers instead of those of one window.
+   *
+   * @param quota the requests the policy allows per window, &gt; 0
+   * @return a new hint with the same wait, source, kind and quota
+   * @throws IllegalArgumentException if {@code quota} is not positive
+   */
+  public ServerHint withPolicy(long quota) {
+    return withPolicyNanos(quota, -1);
+  }
+
+  private ServerHint withPolicyNanos(long quota, long windowNanos) {
+    if (quota <= 0) {
+      throw new IllegalArgumentException(
+          "quota must be > 0 (the requests the policy allows per window): " + quota);
+    }
+    return new ServerHint(
+        waitNanos,
+        source,
+        pauseAll,
+        quotaExhausted,
+        resetAt,
+        quotaRemaining,
+        quotaResetNanos,
+        quota,
+        windowNanos);
   }
 
   private static void requireRemaining(long remaining) {
@@ -236,6 +304,36 @@ public final class ServerHint {
    */
   public Optional<Duration> quotaReset() {
     return hasQuota() ? Optional.of(Duration.ofNanos(quotaResetNanos)) : Optional.empty();
+  }
+
+  /**
+   * Returns the requests the server's policy allows per window ({@link #withPolicy}).
+   *
+   * @return the quota per window, or empty if the hint states no policy
+   */
+  public OptionalLong policyQuota() {
+    return policyQuota > 0 ? OptionalLong.of(policyQuota) : OptionalLong.empty();
+  }
+
+  /**
+   * Returns the window of the server's policy ({@link #withPolicy(long, Duration)}).
+   *
+   * @return the window, or empty if the hint states no policy or a policy without its window
+   */
+  public Optional<Duration> policyWindow() {
+    return policyWindowNanos > 0
+        ? Optional.of(Duration.ofNanos(policyWindowNanos))
+        : Optional.empty();
+  }
+
+  /** The policy's quota per window, -1 without a policy: for the executor. */
+  long policyQuotaOrNegative() {
+    return policyQuota;
+  }
+
+  /** The policy's window in nanoseconds, -1 when unknown: for the executor. */
+  long policyWindowNanosOrNegative() {
+    return policyWindowNanos;
   }
 
   /** The remaining requests, -1 without a quota: for the executor, which must not allocate. */

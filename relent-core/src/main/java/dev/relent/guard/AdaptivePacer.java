@@ -28,15 +28,28 @@ import java.util.Optional;
  *       the pacer is never faster than the quota allows, whatever the controller says. A quota that
  *       promises more than the server gives (one that lies, or one that does not count another
  *       caller on the account) is corrected by the controller, since the slower of the two governs.
- *   <li>Another caller on the account: a throttle of a start that the last quota read before it
- *       still allowed (this pacer's own starts since that reading's send, the refused one included,
- *       no more than its remaining) says that someone else spends the account. From then on the
- *       pacer leaves {@value #SHARED_HEADROOM} of the quota's rate ({@code (remaining + 1) / reset}
- *       of the latest reading) unused, the margin of the 90/min operating target on a limit of
- *       120/min, so that the account's limiter fills up again for the other caller's bursts instead
- *       of refusing them. It holds for {@value #SHARED_QUOTA_HOLD} of that quota's resets, or twice
- *       the time since the other caller was last seen if longer (a caller that comes back every 30
- *       s keeps it), and only while a quota is in force.
+ *   <li>Another caller on the account, told in three ways. From the server's policy ({@code quota}
+ *       per {@code window}, {@link #observeQuota(long, long, long, long, long)}): a reading that
+ *       counts more of the quota spent ({@code quota - remaining}) than this pacer started in the
+ *       window, or a refused start before this pacer started {@code quota} in it. Its own starts
+ *       are counted over the window and a quarter before the attempt (a start a little older may
+ *       have reached the server a little later) and every start after it, and only when all of
+ *       those are remembered ({@value #RECENT}); without a stated window, every start, as long as
+ *       none is forgotten. A token bucket, a fixed or a sliding window with that policy never
+ *       counts more than those, nor refuses before them, for this pacer alone. And without a
+ *       policy: a throttle of a start that the last quota read before it still allowed (this
+ *       pacer's own starts since that reading's send, the refused one included, no more than its
+ *       remaining). From then on the pacer leaves {@value #SHARED_HEADROOM} of the policy's rate
+ *       ({@code quota / window}), or of the quota's ({@code (remaining + 1) / reset} of the latest
+ *       reading, while it is in force), unused: the margin of the 90/min operating target on a
+ *       limit of 120/min, so that the account's limiter fills up again for the other caller's
+ *       bursts instead of refusing them. It holds for {@value #SHARED_QUOTA_HOLD} of the policy's
+ *       windows (or of the quota's resets), or twice the time since the other caller was last seen
+ *       if longer (a caller that comes back every 30 s keeps it). A refusal that the other caller's
+ *       spending explains does not lower the learned rate, since the headroom answers it; one is
+ *       excused per window, and a second in the same window says that the limit is lower than
+ *       stated and lowers it. A pacer whose {@link PacerState} is shared with other processes
+ *       cannot tell their starts from a stranger's, and ignores the policy.
  *   <li>Throttles ({@link #onThrottled}), by round. A round is the starts since the previous round
  *       up to the first one refused; the rate falls to the controller's factor times the rate the
  *       round was sent at times the share of it not refused (one refused of 60 costs little more
@@ -125,7 +138,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
    */
   static final double SHARED_HEADROOM = 0.25;
 
-  /** How many of that quota's resets the headroom holds after the last such refusal. */
+  /**
+   * How many of the policy's windows (or the quota's resets) the headroom holds once it is seen.
+   */
   static final long SHARED_QUOTA_HOLD = 16;
 
   /** How many recent starts are remembered, to count those a quota answer had not seen. */
@@ -170,6 +185,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long previousResetNanos;
   private long bucket = NEVER;
   private long bucketCount;
+  private long policyQuota = -1;
+  private long lastExcused = NEVER;
+  private long policyWindowNanos = -1;
 
   // Read without the lock by tryAcquire.
   private volatile long learnedNanos;
@@ -177,6 +195,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private volatile long quotaUntil = NEVER;
   private volatile long quotaRateNanos;
   private volatile long sharedUntil = NEVER;
+  private volatile long policyRateNanos;
   private volatile long lastReservedNanos;
 
   AdaptivePacer(
@@ -230,59 +249,106 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public void observeQuota(long sentAtNanos, long remaining, long resetNanos) {
-    if (remaining < 0 || resetNanos <= 0) {
-      return; // cannot be true: no rate to learn
-    }
+    observeQuota(sentAtNanos, remaining, resetNanos, -1, -1);
+  }
+
+  @Override
+  public void observeQuota(
+      long sentAtNanos, long remaining, long resetNanos, long quota, long windowNanos) {
     lock();
     try {
-      long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
-      long newest = newestStart();
-      long from = Math.max(sentAtNanos, newest);
-      long span = resetAt - from;
-      if (span <= 0) {
-        return; // the window ended before the next start: nothing to learn
-      }
-      // The server counted the attempt sent at sentAt, not the starts reserved after it.
-      long left = remaining - startsAfter(sentAtNanos);
-      long interval;
-      if (left <= 0) {
-        // No start left before the reset: the next one after those reserved goes at the reset.
-        interval = span;
-      } else {
-        // The schedule holds the next start one interval (the one it was reserved at) after the
-        // newest; from there `left` starts fit before the reset, the one after them at the reset.
-        long next =
-            newest == NEVER
-                ? sentAtNanos
-                : Math.max(sentAtNanos, Nanos.saturatedAdd(newest, lastReservedNanos));
-        long until = resetAt - next;
-        if (until <= 0) {
-          return; // the next start is due at the reset or later: the reading limits nothing
+      if (quota > 0 && !state.isShared()) {
+        policyQuota = quota;
+        policyWindowNanos = windowNanos > 0 ? windowNanos : -1;
+        policyRateNanos = windowNanos > 0 ? clamp(ceilDiv(windowNanos, quota)) : 0;
+        if (remaining >= 0 && remaining < quota && othersSpent(sentAtNanos, quota - remaining)) {
+          // The server counts more of the window's quota spent than this pacer started in it.
+          othersSeen(sentAtNanos, holdFor(windowNanos > 0 ? windowNanos : resetNanos));
         }
-        interval = until / left + (until % left == 0 ? 0 : 1);
       }
-      interval = clamp(interval);
-      // Each answer counts the starts in flight a little differently: a quarter of the reading
-      // goes in, so that one noisy count does not swing the rate.
-      if (quotaUntil != NEVER && sentAtNanos < quotaUntil) {
-        interval = clamp(quotaNanos - quotaNanos / 4 + interval / 4);
+      if (remaining >= 0 && resetNanos > 0) {
+        readQuota(sentAtNanos, remaining, resetNanos);
       }
-      quotaNanos = interval;
-      quotaUntil = resetAt;
-      // The rate the reading allows from its send on; the reading before it, kept for a throttle
-      // of the attempt that carried this one (the executor reports the quota first).
-      quotaRateNanos = clamp(resetNanos / (remaining + 1));
-      if (sentAtNanos != quotaSentAt) {
-        previousSentAt = quotaSentAt;
-        previousRemaining = quotaRemaining;
-        previousResetNanos = quotaResetNanos;
-      }
-      quotaSentAt = sentAtNanos;
-      quotaRemaining = remaining;
-      quotaResetNanos = resetNanos;
     } finally {
       unlock();
     }
+  }
+
+  /**
+   * Whether another caller spent some of the policy's quota: this pacer's starts that the server
+   * may have counted with the attempt sent at {@code sentAtNanos} are fewer than the {@code used}
+   * it counted. They are those since one window and a quarter before it (a start a little older may
+   * have reached the server a little later) and every later one, counted only when all of them are
+   * remembered; without a known window, all starts, as long as none is forgotten. Under the lock.
+   */
+  private boolean othersSpent(long sentAtNanos, long used) {
+    if (policyQuota <= 0) {
+      return false;
+    }
+    long from = NEVER;
+    if (policyWindowNanos > 0) {
+      long span =
+          policyWindowNanos > Long.MAX_VALUE / 5 * 4 ? Long.MAX_VALUE : policyWindowNanos / 4 * 5;
+      from = sentAtNanos < NEVER + span ? NEVER : sentAtNanos - span;
+    }
+    boolean allRemembered = recentSize < RECENT || (from != NEVER && oldestStart() <= from);
+    return allRemembered && startsAfter(from) < used;
+  }
+
+  /** How long the headroom for another caller holds once it is seen: that many windows. */
+  private static long holdFor(long windowNanos) {
+    return windowNanos > Long.MAX_VALUE / SHARED_QUOTA_HOLD
+        ? Long.MAX_VALUE
+        : windowNanos * SHARED_QUOTA_HOLD;
+  }
+
+  /** Learns the interval from a quota reading (see the class comment). Under the lock. */
+  private void readQuota(long sentAtNanos, long remaining, long resetNanos) {
+    long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
+    long newest = newestStart();
+    long from = Math.max(sentAtNanos, newest);
+    long span = resetAt - from;
+    if (span <= 0) {
+      return; // the window ended before the next start: nothing to learn
+    }
+    // The server counted the attempt sent at sentAt, not the starts reserved after it.
+    long left = remaining - startsAfter(sentAtNanos);
+    long interval;
+    if (left <= 0) {
+      // No start left before the reset: the next one after those reserved goes at the reset.
+      interval = span;
+    } else {
+      // The schedule holds the next start one interval (the one it was reserved at) after the
+      // newest; from there `left` starts fit before the reset, the one after them at the reset.
+      long next =
+          newest == NEVER
+              ? sentAtNanos
+              : Math.max(sentAtNanos, Nanos.saturatedAdd(newest, lastReservedNanos));
+      long until = resetAt - next;
+      if (until <= 0) {
+        return; // the next start is due at the reset or later: the reading limits nothing
+      }
+      interval = until / left + (until % left == 0 ? 0 : 1);
+    }
+    interval = clamp(interval);
+    // Each answer counts the starts in flight a little differently: a quarter of the reading
+    // goes in, so that one noisy count does not swing the rate.
+    if (quotaUntil != NEVER && sentAtNanos < quotaUntil) {
+      interval = clamp(quotaNanos - quotaNanos / 4 + interval / 4);
+    }
+    quotaNanos = interval;
+    quotaUntil = resetAt;
+    // The rate the reading allows from its send on; the reading before it, kept for a throttle
+    // of the attempt that carried this one (the executor reports the quota first).
+    quotaRateNanos = clamp(resetNanos / (remaining + 1));
+    if (sentAtNanos != quotaSentAt) {
+      previousSentAt = quotaSentAt;
+      previousRemaining = quotaRemaining;
+      previousResetNanos = quotaResetNanos;
+    }
+    quotaSentAt = sentAtNanos;
+    quotaRemaining = remaining;
+    quotaResetNanos = resetNanos;
   }
 
   @Override
@@ -306,7 +372,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   public void onThrottled(long sentAtNanos, long nowNanos) {
     lock();
     try {
-      noticeOthers(sentAtNanos, nowNanos);
+      if (noticeOthers(sentAtNanos, nowNanos) && excuse(nowNanos)) {
+        return;
+      }
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
         if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
           // Another refusal of the round, answered after the first: the share of the round's
@@ -353,12 +421,22 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   /**
-   * A throttle of a start that the last quota read before it still allowed (this pacer's own starts
-   * since that reading's send, the refused one included, no more than its remaining): someone else
-   * spends the account. The headroom then holds for {@value #SHARED_QUOTA_HOLD} of that quota's
-   * resets. Under the lock.
+   * Whether someone else spends the account, told by a throttle: with a policy, a refusal before
+   * this pacer started the policy's quota in its window ({@link #othersSpent}); without one, a
+   * refusal of a start that the last quota read before it still allowed (this pacer's own starts
+   * since that reading's send, the refused one included, no more than its remaining). The headroom
+   * then holds for {@value #SHARED_QUOTA_HOLD} of the policy's windows or the quota's resets.
+   * Returns whether the headroom is now in force, so that the refusal may be excused. Under the
+   * lock.
    */
-  private void noticeOthers(long sentAtNanos, long nowNanos) {
+  private boolean noticeOthers(long sentAtNanos, long nowNanos) {
+    if (policyQuota > 0
+        && policyQuota < Long.MAX_VALUE
+        && othersSpent(sentAtNanos, policyQuota + 1)) {
+      // Refused before this pacer spent the policy's quota (the refused start is its own too).
+      othersSeen(nowNanos, holdFor(policyWindowNanos > 0 ? policyWindowNanos : quotaResetNanos));
+      return headroomAt(nowNanos);
+    }
     long readAt = quotaSentAt;
     long remaining = quotaRemaining;
     long reset = quotaResetNanos;
@@ -372,16 +450,43 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
         || sentAtNanos <= readAt
         || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)
         || startsBetween(readAt, sentAtNanos) > remaining) {
-      return;
+      return false;
     }
-    long hold =
-        reset > Long.MAX_VALUE / SHARED_QUOTA_HOLD ? Long.MAX_VALUE : reset * SHARED_QUOTA_HOLD;
-    if (othersSeenAt != NEVER) {
-      // The other caller comes back at intervals: hold for twice the gap since it was last seen.
-      hold = Math.max(hold, 2 * Math.min(Long.MAX_VALUE / 4, nowNanos - othersSeenAt));
+    othersSeen(nowNanos, holdFor(reset));
+    return headroomAt(nowNanos);
+  }
+
+  /** Whether the headroom for another caller is in force at {@code now}, with a rate to leave. */
+  private boolean headroomAt(long nowNanos) {
+    return nowNanos < sharedUntil
+        && (policyRateNanos > 0 || (quotaUntil != NEVER && nowNanos < quotaUntil));
+  }
+
+  /**
+   * Whether a refusal that another caller's spending explains may leave the rate as it is: the
+   * headroom answers it. One in a window of the policy (or of the quota's reset) is excused; more
+   * say that the limit is lower than stated, and the controller lowers the rate. Under the lock.
+   */
+  private boolean excuse(long nowNanos) {
+    long window = policyWindowNanos > 0 ? policyWindowNanos : quotaResetNanos;
+    if (window <= 0 || (lastExcused != NEVER && nowNanos - lastExcused < window)) {
+      return false;
     }
-    othersSeenAt = nowNanos;
-    sharedUntil = Math.max(sharedUntil, Nanos.saturatedAdd(nowNanos, hold));
+    lastExcused = nowNanos;
+    return true;
+  }
+
+  /**
+   * Another caller was seen at {@code atNanos}: leave it headroom for {@code hold}, or twice the
+   * time since it was seen before if longer (a caller that comes back every 30 s keeps it). Under
+   * the lock.
+   */
+  private void othersSeen(long atNanos, long hold) {
+    if (othersSeenAt != NEVER && atNanos > othersSeenAt) {
+      hold = Math.max(hold, 2 * Math.min(Long.MAX_VALUE / 4, atNanos - othersSeenAt));
+    }
+    othersSeenAt = Math.max(othersSeenAt, atNanos);
+    sharedUntil = Math.max(sharedUntil, Nanos.saturatedAdd(atNanos, hold));
   }
 
   /**
@@ -486,15 +591,19 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   /** The interval in force at {@code now}: the quota's until its reset, else the controller's. */
   private long intervalAt(long nowNanos) {
-    long learned = learnedNanos;
+    long interval = learnedNanos;
     long until = quotaUntil;
-    if (until == NEVER || nowNanos >= until) {
-      return learned;
+    boolean quotaInForce = until != NEVER && nowNanos < until;
+    if (quotaInForce) {
+      interval = Math.max(interval, quotaNanos);
     }
-    long interval = Math.max(learned, quotaNanos);
     if (nowNanos < sharedUntil) {
-      // Another caller spends the account: leave it a share of the quota's rate.
-      interval = Math.max(interval, clamp((long) (quotaRateNanos / (1 - SHARED_HEADROOM))));
+      // Another caller spends the account: leave it a share of the policy's rate, or of the
+      // quota's while one is in force.
+      long rate = policyRateNanos > 0 ? policyRateNanos : quotaInForce ? quotaRateNanos : 0;
+      if (rate > 0) {
+        interval = Math.max(interval, clamp((long) (rate / (1 - SHARED_HEADROOM))));
+      }
     }
     return interval;
   }
@@ -543,6 +652,14 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       }
     }
     return n;
+  }
+
+  private long oldestStart() {
+    return recentSize < RECENT ? recent[0] : recent[recentNext];
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return a / b + (a % b == 0 ? 0 : 1);
   }
 
   private long newestStart() {

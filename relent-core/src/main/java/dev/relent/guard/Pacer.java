@@ -204,6 +204,32 @@ public interface Pacer {
   default void observeQuota(long sentAtNanos, long remaining, long resetNanos) {}
 
   /**
+   * Tells the pacer what the server said about its quota, as {@link #observeQuota(long, long,
+   * long)} does, and its policy: {@code quota} requests per {@code windowNanos}. An adaptive pacer
+   * whose schedule is its own compares the policy with its own starts: when the server counts more
+   * of the quota spent than this pacer started in the window (the window widened by the attempt's
+   * time in flight, since the server may count a start a little earlier or later than it was made),
+   * or refuses a start before this pacer started {@code quota} in it, another caller spends the
+   * account, and the pacer leaves it room as after a refused start within the quota. A pacer whose
+   * schedule is shared with other processes cannot tell their starts from a stranger's, and uses
+   * the quota only. The default passes the quota to {@link #observeQuota(long, long, long)}. Never
+   * allocates.
+   *
+   * @param sentAtNanos the executor's ticker reading when the attempt that carried it began
+   * @param remaining requests the server still allows in the window; negative when not stated
+   * @param resetNanos the time from {@code sentAtNanos} until the window resets; negative when not
+   *     stated
+   * @param quota the requests the policy allows per window; negative when not stated
+   * @param windowNanos the policy's window; negative when not stated
+   */
+  default void observeQuota(
+      long sentAtNanos, long remaining, long resetNanos, long quota, long windowNanos) {
+    if (remaining >= 0) {
+      observeQuota(sentAtNanos, remaining, resetNanos);
+    }
+  }
+
+  /**
    * Tells the pacer that the server answered an attempt without throttling it (any answer but a 429
    * or another "slow down"). An adaptive pacer's congestion controller grows the rate. A fixed-rate
    * pacer ignores this. Never allocates and reads no time.

@@ -67,7 +67,9 @@ import java.util.function.BiConsumer;
  * Retry-After} on such a response is still read.
  *
  * <p>Every hint also carries the tightest stated limit ({@link ServerHint#withQuota}: the fewest
- * requests per second from now), so the pacer learns from a 429 or a 503 as from a 200.
+ * requests per second from now), so the pacer learns from a 429 or a 503 as from a 200, and that
+ * limit's policy when it counts requests ({@link ServerHint#withPolicy}: its quota, and its window
+ * when stated), from which an adaptive pacer tells another caller spending the same account.
  *
  * <p><b>Quota detection.</b> A rate-limit hint (a 429's {@code Retry-After}, or an exhausted
  * rate-limit family) becomes {@link ServerHint#quotaExhausted} — the executor stops at once with a
@@ -196,8 +198,10 @@ public final class ServerHints {
     }
     if (tightest != null) {
       // Requests remain: no wait, but an adaptive pacer fits them in before the reset.
-      return ServerHint.quota(
-          tightest.remaining().getAsLong(), tightest.reset().get(), tightest.source());
+      return withPolicy(
+          ServerHint.quota(
+              tightest.remaining().getAsLong(), tightest.reset().get(), tightest.source()),
+          tightest);
     }
     return null;
   }
@@ -227,7 +231,22 @@ public final class ServerHints {
   private static ServerHint withQuota(ServerHint hint, RateLimitStatus limit) {
     return limit == null
         ? hint
-        : hint.withQuota(limit.remaining().getAsLong(), limit.reset().get());
+        : withPolicy(hint.withQuota(limit.remaining().getAsLong(), limit.reset().get()), limit);
+  }
+
+  /**
+   * Adds the limit's policy, its quota per window, when it counts requests: an adaptive pacer
+   * compares it with its own starts to tell another caller on the account.
+   */
+  private static ServerHint withPolicy(ServerHint hint, RateLimitStatus limit) {
+    if (!RateLimitStatus.REQUESTS.equals(limit.unit())
+        || limit.limit().isEmpty()
+        || limit.limit().getAsLong() <= 0) {
+      return hint;
+    }
+    long quota = limit.limit().getAsLong();
+    Optional<Duration> window = limit.window().filter(w -> !w.isZero());
+    return window.isPresent() ? hint.withPolicy(quota, window.get()) : hint.withPolicy(quota);
   }
 
   /**

@@ -56,6 +56,49 @@ class ServerHintsTest {
   }
 
   @Test
+  void theTightestLimitsPolicyTravelsWithItsQuotaWhenItCountsRequests() {
+    // The draft's fields: the policy's q and w go with r and t.
+    ServerHint h =
+        read(200, "RateLimit", "\"p\";r=40;t=20", "RateLimit-Policy", "\"p\";q=100;w=60");
+    assertThat(h.quotaRemaining()).hasValue(40);
+    assertThat(h.policyQuota()).hasValue(100);
+    assertThat(h.policyWindow()).hasValue(Duration.ofSeconds(60));
+    // The older headers state the limit without its window.
+    ServerHint old =
+        read(
+            200,
+            "X-RateLimit-Limit",
+            "5000",
+            "X-RateLimit-Remaining",
+            "4990",
+            "X-RateLimit-Reset",
+            "600");
+    assertThat(old.policyQuota()).hasValue(5000);
+    assertThat(old.policyWindow()).isEmpty();
+    // A 429 carries it too.
+    ServerHint refused =
+        read(
+            429,
+            "Retry-After",
+            "2",
+            "RateLimit",
+            "\"p\";r=0;t=2",
+            "RateLimit-Policy",
+            "\"p\";q=10;w=5");
+    assertThat(refused.policyQuota()).hasValue(10);
+    assertThat(refused.policyWindow()).hasValue(Duration.ofSeconds(5));
+    // A quota of bytes says nothing about how many requests another caller made.
+    ServerHint bytes =
+        read(
+            200,
+            "RateLimit",
+            "\"b\";r=4000;t=20",
+            "RateLimit-Policy",
+            "\"b\";q=10000;w=60;qu=\"content-bytes\"");
+    assertThat(bytes.policyQuota()).isEmpty();
+  }
+
+  @Test
   void aPastDateIsAZeroWait() {
     assertThat(read(503, "Retry-After", "Thu, 01 Jan 2015 00:00:00 GMT").waitNanos()).isZero();
   }

@@ -121,6 +121,37 @@ class AdaptiveExecutorTest {
   }
 
   @Test
+  void aPolicyThatCountsMoreSpentThanThisClientStartedLeavesRoomForAnotherCaller() {
+    FakeTime time = new FakeTime();
+    Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
+    // The first answer: 2 of the policy's 10 per 5 s left, after this client's first start.
+    RelentExecutor<Integer> executor =
+        paced(
+            time,
+            pacer,
+            (status, failure) ->
+                ServerHint.quota(2, Duration.ofSeconds(5), "RateLimit")
+                    .withPolicy(10, Duration.ofSeconds(5)));
+    assertThat(executor.get(() -> 200)).isEqualTo(200);
+    // After the reading's reset, three quarters of the policy's 2/s are left to this client.
+    time.advance(Duration.ofSeconds(6));
+    assertThat(pacer.interval()).isEqualTo(Duration.ofNanos(666_666_666));
+  }
+
+  @Test
+  void aPolicyMustStateAPositiveQuotaAndWindow() {
+    ServerHint hint = ServerHint.quota(4, Duration.ofSeconds(3), "RateLimit");
+    assertThat(hint.policyQuota()).isEmpty();
+    assertThat(hint.withPolicy(100).policyWindow()).isEmpty();
+    assertThatThrownBy(() -> hint.withPolicy(0, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("quota must be > 0 (the requests the policy allows per window): 0");
+    assertThatThrownBy(() -> hint.withPolicy(10, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("window must be > 0 (the policy's time window): 0 ms");
+  }
+
+  @Test
   void theCallerWaitingForTheSlotSeesThePauseTheAnswerBroughtBeforeItGetsTheSlot() {
     FakeTime time = new FakeTime();
     Pacer pacer =
