@@ -147,7 +147,8 @@ public final class PacedQueue
     /**
      * {@link Pacer#adaptive()} as it comes, reading the {@code RateLimit} headers too: the policy
      * ({@code 10;w=5}) as a quota that always holds, 9 left until a reset in 5 s, gives the rate
-     * before any 429, and {@code remaining=0} pauses it for a token. The limit is never told.
+     * before any 429, and {@code remaining=0} pauses it for a token; the policy itself ({@link
+     * ServerHint#withPolicy}) tells it of the other caller. The limit is never told.
      */
     RELENT_ADAPTIVE(-1);
 
@@ -164,8 +165,9 @@ public final class PacedQueue
     /** This client alone on the account. */
     ALONE(PHYSICAL_LIMIT_SECONDS),
     /**
-     * Another caller on the same account sends a burst of 10 requests every 30 s: 20 of the 120 per
-     * minute are its, so this client's physical limit is 600 at 100/min, 360 s.
+     * Another caller on the same account sends a burst of 10 requests every 30 s, the first at t =
+     * 0, each later one at a moment of its second drawn at random (its clock is not this client's):
+     * 20 of the 120 per minute are its, so this client's physical limit is 600 at 100/min, 360 s.
      */
     SHARED(REQUESTS * 60 / (LIMIT_PER_MINUTE - 20)),
     /**
@@ -367,9 +369,13 @@ public final class PacedQueue
     long[] done = new long[STEPS];
     long[] throttled = new long[STEPS];
     if (scenario == Scenario.SHARED) {
+      // The other caller's clock is not this client's: each burst after the first comes at a
+      // moment of its second drawn at random, so that it does not fall at the same point of a
+      // pacer's schedule every time (30 s is a whole number of 667 ms intervals).
+      SplittableRandom phase = new SplittableRandom(seed * 31 + 7);
       for (long at = 0; at < 3600 * SECOND; at += 30 * SECOND) {
         sim.at(
-            at,
+            at == 0 ? 0 : at + phase.nextLong(SECOND),
             () -> {
               // The other caller stops once our queue is done, so that the run ends.
               if (c[0] + c[1] < REQUESTS) {
@@ -474,15 +480,20 @@ public final class PacedQueue
                     // left until a reset in 5 s" always holds.
                     Duration window = Duration.ofNanos(BUCKET * TOKEN_NANOS);
                     long left = BUCKET - 1;
+                    ServerHint hint;
                     if (r.status() == 429) {
-                      return ServerHint.rateLimited(
-                              Duration.ofSeconds(r.retryAfterSeconds()), "Retry-After")
-                          .withQuota(left, window);
+                      hint =
+                          ServerHint.rateLimited(
+                                  Duration.ofSeconds(r.retryAfterSeconds()), "Retry-After")
+                              .withQuota(left, window);
+                    } else if (r.remaining() == 0) {
+                      hint =
+                          ServerHint.rateLimited(Duration.ofNanos(TOKEN_NANOS), "RateLimit")
+                              .withQuota(left, window);
+                    } else {
+                      hint = ServerHint.quota(left, window, "RateLimit-Policy");
                     }
-                    return r.remaining() == 0
-                        ? ServerHint.rateLimited(Duration.ofNanos(TOKEN_NANOS), "RateLimit")
-                            .withQuota(left, window)
-                        : ServerHint.quota(left, window, "RateLimit-Policy");
+                    return hint.withPolicy(BUCKET, window);
                   }
                   if (r.status() == 429) {
                     return ServerHint.rateLimited(
