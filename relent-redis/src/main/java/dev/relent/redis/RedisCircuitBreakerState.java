@@ -45,7 +45,6 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
   private static final byte[] FAILURE = bytes("failure");
   private static final byte[] RELEASE = bytes("release");
   private static final byte[] SNAPSHOT = bytes("snapshot");
-  private static final byte[] REDIS_CLOCK = new byte[0];
 
   /** Index = the script's change code; 0 is none. */
   private static final Change[] CHANGES = {
@@ -225,19 +224,11 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           return result
           """);
 
-  private final RelentRedis redis;
-  private final String name;
-  private final String keyText;
-  private final byte[] key;
-  private final boolean callerClock;
+  private final GuardHash hash;
   private final CircuitBreakerState local = CircuitBreakerState.inMemory();
 
   RedisCircuitBreakerState(RelentRedis redis, String name, boolean callerClock) {
-    this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-    this.name = name;
-    this.keyText = keyOf(name);
-    this.key = bytes(keyText);
-    this.callerClock = callerClock;
+    this.hash = new GuardHash(redis, SCRIPT, name, keyOf(name), callerClock);
   }
 
   /**
@@ -259,7 +250,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public long tryAcquirePermission(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(ACQUIRE, nowNanos, config).get(0),
         () -> local.tryAcquirePermission(nowNanos, config));
   }
@@ -271,7 +262,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Change onSuccess(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> CHANGES[((Long) run(SUCCESS, nowNanos, config).get(0)).intValue()],
         () -> local.onSuccess(nowNanos, config));
   }
@@ -283,7 +274,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Change onFailure(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> CHANGES[((Long) run(FAILURE, nowNanos, config).get(0)).intValue()],
         () -> local.onFailure(nowNanos, config));
   }
@@ -295,7 +286,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public void releasePermission(Config config) {
-    redis.guarded(
+    hash.guarded(
         () -> run(RELEASE, 0, config),
         () -> {
           local.releasePermission(config);
@@ -310,7 +301,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Snapshot snapshot(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> snapshotOnRedis(nowNanos, config), () -> local.snapshot(nowNanos, config));
   }
 
@@ -332,33 +323,30 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    * @return the name given at creation
    */
   public String name() {
-    return name;
+    return hash.name();
   }
 
   @Override
   public String toString() {
-    return "RedisCircuitBreakerState[" + keyText + " at " + redis.uri() + "]";
+    return hash.describe("RedisCircuitBreakerState");
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
     Objects.requireNonNull(config, "config cannot be null");
     List<Object> reply =
-        redis.run(
-            SCRIPT,
-            keyText,
-            key,
+        hash.run(
             op,
+            nowNanos,
             number(config.windowCalls()),
             number(config.bucketNanos()),
             number(config.buckets()),
             number(config.minimumCalls()),
             bytes(Double.toString(config.failureRateThreshold())),
             number(config.openDurationNanos()),
-            number(config.halfOpenProbes()),
-            callerClock ? number(nowNanos) : REDIS_CLOCK);
+            number(config.halfOpenProbes()));
     if ((Long) reply.get(0) == -99) {
       throw new IllegalArgumentException(
-          keyText
+          hash.key()
               + " already keeps another window than windowCalls "
               + config.windowCalls()
               + ", "

@@ -39,7 +39,6 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
   private static final byte[] FIRST = bytes("first");
   private static final byte[] RETRY = bytes("retry");
   private static final byte[] COUNTS = bytes("counts");
-  private static final byte[] REDIS_CLOCK = new byte[0];
 
   static final Script SCRIPT =
       Script.of(
@@ -113,19 +112,11 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           return {1, result, 0}
           """);
 
-  private final RelentRedis redis;
-  private final String name;
-  private final String keyText;
-  private final byte[] key;
-  private final boolean callerClock;
+  private final GuardHash hash;
   private final RetryBudgetState local = RetryBudgetState.inMemory();
 
   RedisRetryBudgetState(RelentRedis redis, String name, boolean callerClock) {
-    this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-    this.name = name;
-    this.keyText = keyOf(name);
-    this.key = bytes(keyText);
-    this.callerClock = callerClock;
+    this.hash = new GuardHash(redis, SCRIPT, name, keyOf(name), callerClock);
   }
 
   /**
@@ -148,7 +139,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public void recordFirstAttempt(long nowNanos, Config config) {
-    redis.guarded(
+    hash.guarded(
         () -> run(FIRST, nowNanos, config),
         () -> {
           local.recordFirstAttempt(nowNanos, config);
@@ -164,7 +155,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public boolean tryAcquireRetry(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(RETRY, nowNanos, config).get(1) == 1,
         () -> local.tryAcquireRetry(nowNanos, config));
   }
@@ -176,7 +167,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public long firstAttempts(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(COUNTS, nowNanos, config).get(1),
         () -> local.firstAttempts(nowNanos, config));
   }
@@ -188,7 +179,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public long retries(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(COUNTS, nowNanos, config).get(2), () -> local.retries(nowNanos, config));
   }
 
@@ -198,30 +189,27 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    * @return the name given at creation
    */
   public String name() {
-    return name;
+    return hash.name();
   }
 
   @Override
   public String toString() {
-    return "RedisRetryBudgetState[" + keyText + " at " + redis.uri() + "]";
+    return hash.describe("RedisRetryBudgetState");
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
     Objects.requireNonNull(config, "config cannot be null");
     List<Object> reply =
-        redis.run(
-            SCRIPT,
-            keyText,
-            key,
+        hash.run(
             op,
+            nowNanos,
             number(config.bucketNanos()),
             number(config.buckets()),
             number(config.ratioMillionths()),
-            number(config.minRetries()),
-            callerClock ? number(nowNanos) : REDIS_CLOCK);
+            number(config.minRetries()));
     if ((Long) reply.get(0) == -1) {
       throw new IllegalArgumentException(
-          keyText
+          hash.key()
               + " already counts over another window than "
               + config.buckets()
               + " buckets of "
