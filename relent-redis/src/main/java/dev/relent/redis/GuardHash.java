@@ -24,6 +24,8 @@ final class GuardHash {
   private final boolean callerClock;
 
   /**
+   * Names the hash of one guard state.
+   *
    * @param keyText the hash's key, from the name (which the key's maker checked)
    * @param callerClock whether the script counts on the caller's {@code nowNanos} instead of
    *     Redis's clock (for tests on a fake ticker)
