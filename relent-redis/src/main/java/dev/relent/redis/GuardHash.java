@@ -13,6 +13,35 @@ import java.util.function.Supplier;
  * thread-safe.
  */
 final class GuardHash {
+  /**
+   * The Lua functions of bucketed windows that the breaker's and the budget's scripts share: {@code
+   * floordiv(x, d)}, floor division exact for whole numbers held in doubles; {@code
+   * bucketOf(micros, B)}, the bucket of {@code B} ns that holds a time of Redis's clock in
+   * microseconds since 1970 (exact: those fit a double); and {@code clearAfter(key, head, idx, N,
+   * a, b)}, which empties the ring slots (fields {@code a<slot>} and {@code b<slot>}) of the
+   * buckets after {@code head} up to {@code idx}, all {@code N} at most.
+   */
+  static final String LUA_BUCKETS =
+      """
+      local function floordiv(x, d)
+        local q = math.floor(x / d)
+        if q * d > x then q = q - 1 elseif (q + 1) * d <= x then q = q + 1 end
+        return q
+      end
+      local function bucketOf(micros, B)
+        if B % 1000 == 0 then return floordiv(micros, B / 1000) end
+        return floordiv(micros * 1000, B)
+      end
+      local function clearAfter(key, head, idx, N, a, b)
+        local steps = idx - head
+        if steps > N then steps = N end
+        for k = 1, steps do
+          local slot = (head + k) % N
+          redis.call('HDEL', key, a .. slot, b .. slot)
+        end
+      end
+      """;
+
   /** The clock argument that tells a script to read Redis's {@code TIME}. */
   private static final byte[] REDIS_CLOCK = new byte[0];
 

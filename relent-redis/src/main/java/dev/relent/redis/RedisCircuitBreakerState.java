@@ -65,6 +65,9 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           -- windowCalls, bucketNanos, buckets, minimumCalls, threshold, openDuration, probes,
           -- now (empty: Redis's clock). Modes c, o, h; change codes 1 closed->open,
           -- 2 open->half-open, 3 half-open->closed, 4 half-open->open.
+          """
+              + GuardHash.LUA_BUCKETS
+              + """
           local key = KEYS[1]
           local op = ARGV[1]
           local W, B, N = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -79,21 +82,13 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           local inFlight, succeeded = tonumber(s[4]) or 0, tonumber(s[5]) or 0
           local base, head = tonumber(s[6]), tonumber(s[7])
           local len, pos, fails = tonumber(s[8]) or 0, tonumber(s[9]) or 0, tonumber(s[10]) or 0
-          local function floordiv(x, d)
-            local q = math.floor(x / d)
-            if q * d > x then q = q - 1 elseif (q + 1) * d <= x then q = q + 1 end
-            return q
-          end
           local now, idx
           if ARGV[9] == '' then
             local t = redis.call('TIME')
             local sec, usec = tonumber(t[1]), tonumber(t[2])
             if base == nil then base = sec end
             now = (sec - base) * 1e9 + usec * 1000
-            if B > 0 then
-              local micros = sec * 1000000 + usec
-              if B % 1000 == 0 then idx = floordiv(micros, B / 1000) else idx = floordiv(micros * 1000, B) end
-            end
+            if B > 0 then idx = bucketOf(sec * 1000000 + usec, B) end
           else
             base = base or 0
             now = tonumber(ARGV[9])
@@ -109,12 +104,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           local function advance()
             if head == nil then head = idx; dirty = true; return end
             if idx > head then
-              local steps = idx - head
-              if steps > N then steps = N end
-              for k = 1, steps do
-                local slot = (head + k) % N
-                redis.call('HDEL', key, 'c' .. slot, 'f' .. slot)
-              end
+              clearAfter(key, head, idx, N, 'c', 'f')
               head = idx; dirty = true
             end
           end

@@ -47,23 +47,16 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           -- Relent retry budget state: first attempts and retries over sliding buckets.
           -- KEYS[1] the hash; ARGV: op, bucketNanos, buckets, ratioMillionths, minRetries, now
           -- (empty: Redis's clock). Fields: cfg, head, f<slot>, r<slot>.
+          """
+              + GuardHash.LUA_BUCKETS
+              + """
           local key = KEYS[1]
           local op, B, N = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
           local ratio, minRetries = tonumber(ARGV[4]), tonumber(ARGV[5])
-          local function floordiv(x, d)
-            local q = math.floor(x / d)
-            if q * d > x then q = q - 1 elseif (q + 1) * d <= x then q = q + 1 end
-            return q
-          end
           local idx
           if ARGV[6] == '' then
             local t = redis.call('TIME')
-            local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-            if B % 1000 == 0 then
-              idx = floordiv(micros, B / 1000) -- exact: micros since 1970 fit a double
-            else
-              idx = floordiv(micros * 1000, B)
-            end
+            idx = bucketOf(tonumber(t[1]) * 1000000 + tonumber(t[2]), B)
           else
             idx = floordiv(tonumber(ARGV[6]), B)
           end
@@ -75,12 +68,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           if head == nil then
             head = idx; changed = true
           elseif idx > head then
-            local steps = idx - head
-            if steps > N then steps = N end
-            for k = 1, steps do
-              local slot = (head + k) % N
-              redis.call('HDEL', key, 'f' .. slot, 'r' .. slot)
-            end
+            clearAfter(key, head, idx, N, 'f', 'r')
             head = idx; changed = true
           end
           local function total(prefix)
