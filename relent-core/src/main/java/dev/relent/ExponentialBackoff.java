@@ -2,10 +2,10 @@ package dev.relent;
 
 import dev.relent.time.Durations;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
- * The only {@link Backoff} implementation: three final fields and integer arithmetic.
+ * The only {@link Backoff} implementation: a record of its three settings (equal when they are) and
+ * integer arithmetic.
  *
  * <p>Overflow: {@code base * 2^(retry-1)} is never computed when it could exceed the cap. Since
  * {@code base <= cap}, the shift {@code base << k} stays within the cap exactly when {@code base <=
@@ -19,39 +19,10 @@ import java.util.Objects;
  * the span lies nearer to {@code d} than that: the delay never leaves the window. A draw of exactly
  * 1 returns the window itself, which the product could miss by rounding.
  */
-final class ExponentialBackoff implements Backoff {
+record ExponentialBackoff(Duration base, Duration cap, Jitter jitter) implements Backoff {
 
   static final ExponentialBackoff DEFAULTS =
       new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30), Jitter.FULL);
-
-  private final Duration base;
-  private final Duration cap;
-  private final Jitter jitter;
-  private final long baseNanos;
-  private final long capNanos;
-
-  ExponentialBackoff(Duration base, Duration cap, Jitter jitter) {
-    this.base = base;
-    this.cap = cap;
-    this.jitter = jitter;
-    this.baseNanos = base.toNanos();
-    this.capNanos = cap.toNanos();
-  }
-
-  @Override
-  public Duration base() {
-    return base;
-  }
-
-  @Override
-  public Duration cap() {
-    return cap;
-  }
-
-  @Override
-  public Jitter jitter() {
-    return jitter;
-  }
 
   @Override
   public long delayNanos(int retry, long previousDelayNanos, double random) {
@@ -74,6 +45,8 @@ final class ExponentialBackoff implements Backoff {
     if (retry < 1) {
       throw new IllegalArgumentException("retry must be >= 1: " + retry);
     }
+    long baseNanos = base.toNanos();
+    long capNanos = cap.toNanos();
     if (jitter == Jitter.DECORRELATED) {
       // Retry 1 starts from the base whatever the caller passes; later ones never go below it.
       long previous = retry == 1 ? baseNanos : Math.max(baseNanos, previousDelayNanos);
@@ -96,25 +69,8 @@ final class ExponentialBackoff implements Backoff {
       case NONE -> window;
       case FULL -> 0L;
       case EQUAL -> window / 2;
-      case DECORRELATED -> baseNanos;
+      case DECORRELATED -> base.toNanos();
     };
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof ExponentialBackoff)) {
-      return false;
-    }
-    ExponentialBackoff that = (ExponentialBackoff) o;
-    return baseNanos == that.baseNanos && capNanos == that.capNanos && jitter == that.jitter;
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(baseNanos, capNanos, jitter);
   }
 
   @Override

@@ -74,30 +74,30 @@ final class CircuitBreakerImpl implements CircuitBreaker {
 
   @Override
   public void onSuccess(long nowNanos) {
+    record(false, nowNanos);
+  }
+
+  @Override
+  public void onFailure(long nowNanos) {
+    record(true, nowNanos);
+  }
+
+  /** Records an outcome; with listeners, under the lock, queueing the transition it made. */
+  private void record(boolean failure, long nowNanos) {
     if (!notify) {
-      state.onSuccess(nowNanos, config);
+      outcome(failure, nowNanos);
       return;
     }
     synchronized (lock) {
-      if (!queue(state.onSuccess(nowNanos, config), nowNanos)) {
+      if (!queue(outcome(failure, nowNanos), nowNanos)) {
         return;
       }
     }
     deliver();
   }
 
-  @Override
-  public void onFailure(long nowNanos) {
-    if (!notify) {
-      state.onFailure(nowNanos, config);
-      return;
-    }
-    synchronized (lock) {
-      if (!queue(state.onFailure(nowNanos, config), nowNanos)) {
-        return;
-      }
-    }
-    deliver();
+  private Change outcome(boolean failure, long nowNanos) {
+    return failure ? state.onFailure(nowNanos, config) : state.onSuccess(nowNanos, config);
   }
 
   @Override

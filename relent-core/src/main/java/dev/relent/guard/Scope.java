@@ -13,8 +13,12 @@ import java.util.Objects;
  * The name is shown in messages, logs and summaries, so it must never carry a secret: an API key is
  * named by a short hash of it, never by its value. Immutable and thread-safe; equal when kind and
  * name are.
+ *
+ * @param kind what the scope stands for
+ * @param name the scope's name: 1 to {@value #MAX_NAME_LENGTH} characters, no control characters,
+ *     never a secret
  */
-public final class Scope {
+public record Scope(Kind kind, String name) {
   /** The longest name accepted, in characters. */
   public static final int MAX_NAME_LENGTH = 200;
 
@@ -61,25 +65,14 @@ public final class Scope {
     }
   }
 
-  private final Kind kind;
-  private final String name;
-
-  private Scope(Kind kind, String name) {
-    this.kind = kind;
-    this.name = name;
-  }
-
   /**
-   * Returns a scope.
+   * Checks the kind and the name; {@link #of} and the factories of each kind make scopes through
+   * it.
    *
-   * @param kind what it stands for
-   * @param name its name: 1 to {@value #MAX_NAME_LENGTH} characters, no control characters, never a
-   *     secret
-   * @return the scope
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the name is blank, too long or has a control character
    */
-  public static Scope of(Kind kind, String name) {
+  public Scope {
     Objects.requireNonNull(kind, "kind cannot be null");
     Objects.requireNonNull(name, "name cannot be null");
     if (name.isBlank()) {
@@ -102,6 +95,19 @@ public final class Scope {
                 + String.format(Locale.ROOT, "%04X", (int) name.charAt(i)));
       }
     }
+  }
+
+  /**
+   * Returns a scope.
+   *
+   * @param kind what it stands for
+   * @param name its name: 1 to {@value #MAX_NAME_LENGTH} characters, no control characters, never a
+   *     secret
+   * @return the scope
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the name is blank, too long or has a control character
+   */
+  public static Scope of(Kind kind, String name) {
     return new Scope(kind, name);
   }
 
@@ -151,34 +157,6 @@ public final class Scope {
    */
   public static Scope custom(String name) {
     return of(Kind.CUSTOM, name);
-  }
-
-  /**
-   * Returns what the scope stands for.
-   *
-   * @return the kind
-   */
-  public Kind kind() {
-    return kind;
-  }
-
-  /**
-   * Returns the scope's name.
-   *
-   * @return the name, never a secret
-   */
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof Scope && ((Scope) o).kind == kind && ((Scope) o).name.equals(name);
-  }
-
-  @Override
-  public int hashCode() {
-    return kind.hashCode() * 31 + name.hashCode();
   }
 
   /** Returns {@code endpoint GET api.example.com/v1/items/{id}}: the kind, then the name. */

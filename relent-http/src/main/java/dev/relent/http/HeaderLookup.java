@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Read access to a set of HTTP headers, independent of the client library: the decision table and
@@ -49,15 +50,32 @@ public interface HeaderLookup {
    */
   static HeaderLookup of(HttpHeaders headers) {
     Objects.requireNonNull(headers, "headers cannot be null");
+    return ofValues(headers::allValues);
+  }
+
+  /**
+   * Views headers through what gives every value of a name, as most clients answer it (OkHttp's
+   * {@code Response.headers(name)}, Spring's {@code HttpHeaders.getOrEmpty}, the JDK's {@code
+   * allValues}): {@link #first} is the first of those values, read without a stream or an {@code
+   * Optional}, since a response's headers are looked up a few dozen times a call.
+   *
+   * @param values gives every value of a header, in the order received, never null (empty when the
+   *     header is absent); it must not throw for any name, and be thread-safe if the view is shared
+   * @return a view, case-insensitive if {@code values} is
+   * @throws NullPointerException if {@code values} is null
+   */
+  static HeaderLookup ofValues(Function<String, List<String>> values) {
+    Objects.requireNonNull(values, "values cannot be null");
     return new HeaderLookup() {
       @Override
       public String first(String name) {
-        return headers.firstValue(name).orElse(null);
+        List<String> all = values.apply(name);
+        return all.isEmpty() ? null : all.get(0);
       }
 
       @Override
       public List<String> all(String name) {
-        return headers.allValues(name);
+        return values.apply(name);
       }
     };
   }

@@ -124,17 +124,28 @@ final class StructuredFields {
     List<Member> members = new ArrayList<>();
     while (pos < input.length()) {
       members.add(itemOrInnerList());
-      skipOws();
-      if (pos >= input.length()) {
+      if (!anotherMember("',' between list members")) {
         break;
-      }
-      expect(',', "',' between list members");
-      skipOws();
-      if (pos >= input.length()) {
-        throw fail("a member after the trailing ','");
       }
     }
     return Collections.unmodifiableList(members);
+  }
+
+  /**
+   * After a member of a list or a dictionary: the end of the field (false), or a ',' and another
+   * member to come (true), with optional white space around the comma.
+   */
+  private boolean anotherMember(String between) {
+    skipOws();
+    if (pos >= input.length()) {
+      return false;
+    }
+    expect(',', between);
+    skipOws();
+    if (pos >= input.length()) {
+      throw fail("a member after the trailing ','");
+    }
+    return true;
   }
 
   private Member itemOrInnerList() {
@@ -173,14 +184,8 @@ final class StructuredFields {
         member = new Item(Boolean.TRUE, parameters());
       }
       members.put(key, member);
-      skipOws();
-      if (pos >= input.length()) {
+      if (!anotherMember("',' between dictionary members")) {
         break;
-      }
-      expect(',', "',' between dictionary members");
-      skipOws();
-      if (pos >= input.length()) {
-        throw fail("a member after the trailing ','");
       }
     }
     return Collections.unmodifiableMap(members);

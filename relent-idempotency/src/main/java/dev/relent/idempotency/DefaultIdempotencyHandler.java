@@ -55,20 +55,20 @@ final class DefaultIdempotencyHandler implements IdempotencyHandler {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(operation, "operation cannot be null");
     Claim claim = claim(request);
-    if (claim.answer != null) {
-      return claim.answer;
+    if (claim.answer() != null) {
+      return claim.answer();
     }
-    if (claim.record == null) {
+    if (claim.record() == null) {
       return Objects.requireNonNull(operation.apply(request), "operation returned null");
     }
     IdempotencyResponse response;
     try {
       response = Objects.requireNonNull(operation.apply(request), "operation returned null");
     } catch (Throwable t) {
-      release(claim.record, t);
+      release(claim.record(), t);
       throw t;
     }
-    store(claim.record, response);
+    store(claim.record(), response);
     return response;
   }
 
@@ -85,22 +85,22 @@ final class DefaultIdempotencyHandler implements IdempotencyHandler {
     } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (claim.answer != null) {
-      return CompletableFuture.completedFuture(claim.answer);
+    if (claim.answer() != null) {
+      return CompletableFuture.completedFuture(claim.answer());
     }
     CompletionStage<IdempotencyResponse> stage;
     try {
       stage = Objects.requireNonNull(operation.apply(request), "operation returned a null stage");
     } catch (Throwable t) {
-      if (claim.record != null) {
-        release(claim.record, t);
+      if (claim.record() != null) {
+        release(claim.record(), t);
       }
       return CompletableFuture.failedFuture(t);
     }
-    if (claim.record == null) {
+    if (claim.record() == null) {
       return stage;
     }
-    IdempotencyRecord mine = claim.record;
+    IdempotencyRecord mine = claim.record();
     CompletableFuture<IdempotencyResponse> result = new CompletableFuture<>();
     stage.whenComplete(
         (response, failure) -> {
@@ -137,16 +137,8 @@ final class DefaultIdempotencyHandler implements IdempotencyHandler {
    * What to do with a request: answer it now ({@code answer}), run the operation unprotected
    * (neither set), or run it as the owner of {@code record}.
    */
-  private static final class Claim {
+  private record Claim(IdempotencyResponse answer, IdempotencyRecord record) {
     static final Claim PASS_THROUGH = new Claim(null, null);
-
-    final IdempotencyResponse answer;
-    final IdempotencyRecord record;
-
-    Claim(IdempotencyResponse answer, IdempotencyRecord record) {
-      this.answer = answer;
-      this.record = record;
-    }
   }
 
   private Claim claim(IdempotencyRequest request) {

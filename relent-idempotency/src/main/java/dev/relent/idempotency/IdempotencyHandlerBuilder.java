@@ -19,8 +19,6 @@ public final class IdempotencyHandlerBuilder {
   static final Duration DEFAULT_IN_FLIGHT_TIMEOUT = Duration.ofHours(1);
   static final int DEFAULT_MAX_KEY_LENGTH = 255;
 
-  private static final Duration MAX_DURATION = Duration.ofMillis(Long.MAX_VALUE);
-
   private IdempotencyStore store;
   private Duration expiry = DEFAULT_EXPIRY;
   private Duration inFlightTimeout = DEFAULT_IN_FLIGHT_TIMEOUT;
@@ -65,7 +63,7 @@ public final class IdempotencyHandlerBuilder {
    *     Long.MAX_VALUE} ms
    */
   public IdempotencyHandlerBuilder withExpiry(Duration expiry) {
-    this.expiry = checkDuration("expiry", expiry);
+    this.expiry = IdempotencyConfig.checkDuration("expiry", expiry);
     return this;
   }
 
@@ -82,7 +80,7 @@ public final class IdempotencyHandlerBuilder {
    *     {@code Long.MAX_VALUE} ms
    */
   public IdempotencyHandlerBuilder withInFlightTimeout(Duration inFlightTimeout) {
-    this.inFlightTimeout = checkDuration("inFlightTimeout", inFlightTimeout);
+    this.inFlightTimeout = IdempotencyConfig.checkDuration("inFlightTimeout", inFlightTimeout);
     return this;
   }
 
@@ -119,11 +117,7 @@ public final class IdempotencyHandlerBuilder {
    * @throws IllegalArgumentException if {@code maxKeyLength < 1}
    */
   public IdempotencyHandlerBuilder withMaxKeyLength(int maxKeyLength) {
-    if (maxKeyLength < 1) {
-      throw new IllegalArgumentException(
-          "maxKeyLength must be >= 1: " + maxKeyLength + " characters");
-    }
-    this.maxKeyLength = maxKeyLength;
+    this.maxKeyLength = IdempotencyConfig.checkMaxKeyLength(maxKeyLength);
     return this;
   }
 
@@ -136,22 +130,5 @@ public final class IdempotencyHandlerBuilder {
     IdempotencyStore s = store != null ? store : new InMemoryIdempotencyStore();
     return new DefaultIdempotencyHandler(
         new IdempotencyConfig(s, expiry, inFlightTimeout, clock, keyRequired, maxKeyLength));
-  }
-
-  private static Duration checkDuration(String name, Duration d) {
-    Objects.requireNonNull(d, name + " cannot be null");
-    if (d.compareTo(Duration.ofMillis(1)) < 0) {
-      throw new IllegalArgumentException(name + " must be >= 1 ms: " + describe(d));
-    }
-    if (d.compareTo(MAX_DURATION) > 0) {
-      throw new IllegalArgumentException(
-          name + " must be <= " + Long.MAX_VALUE + " ms: " + d.getSeconds() + " s");
-    }
-    return d;
-  }
-
-  private static String describe(Duration d) {
-    // Whole milliseconds read best as "-5 ms"; anything finer keeps Duration's own notation.
-    return d.getNano() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toString();
   }
 }

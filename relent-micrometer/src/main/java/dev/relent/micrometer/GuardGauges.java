@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The gauges of one set of guards (an executor's own, or a scope's). Each gauge holds its guard
@@ -36,55 +37,54 @@ final class GuardGauges {
       RetryBudget budget,
       ConcurrencyLimit limit,
       Pacer pacer) {
-    List<Meter> meters = new ArrayList<>();
+    Registrar gauges = new Registrar(registry, tags);
     if (breaker != null) {
       for (CircuitBreaker.State state : CircuitBreaker.State.values()) {
-        meters.add(
-            Gauge.builder("relent.circuit.breaker.state", breaker, b -> b.state() == state ? 1 : 0)
-                .description("1 for the circuit breaker's state, 0 for the others")
-                .tags(tags)
-                .tag("state", slug(state))
-                .register(registry));
+        gauges.add(
+            "relent.circuit.breaker.state",
+            tags.and("state", slug(state)),
+            breaker,
+            b -> b.state() == state ? 1 : 0,
+            "1 for the circuit breaker's state, 0 for the others");
       }
     }
     if (budget != null) {
-      meters.add(
-          Gauge.builder("relent.retry.budget.available", budget, RetryBudget::available)
-              .description("Retries the retry budget allows now")
-              .tags(tags)
-              .register(registry));
-      meters.add(
-          Gauge.builder("relent.retry.budget.limit", budget, RetryBudget::limit)
-              .description("Retries the retry budget allows in its current window")
-              .tags(tags)
-              .register(registry));
+      gauges.add(
+          "relent.retry.budget.available",
+          budget,
+          RetryBudget::available,
+          "Retries the retry budget allows now");
+      gauges.add(
+          "relent.retry.budget.limit",
+          budget,
+          RetryBudget::limit,
+          "Retries the retry budget allows in its current window");
     }
     if (limit != null) {
-      meters.add(
-          Gauge.builder("relent.concurrency.in.use", limit, l -> l.maxConcurrent() - l.available())
-              .description("Concurrency slots held now")
-              .tags(tags)
-              .register(registry));
-      meters.add(
-          Gauge.builder("relent.concurrency.limit", limit, ConcurrencyLimit::maxConcurrent)
-              .description("Concurrency slots in all")
-              .tags(tags)
-              .register(registry));
-      meters.add(
-          Gauge.builder("relent.concurrency.waiting", limit, ConcurrencyLimit::waiting)
-              .description("Callers waiting for a concurrency slot")
-              .tags(tags)
-              .register(registry));
+      gauges.add(
+          "relent.concurrency.in.use",
+          limit,
+          l -> l.maxConcurrent() - l.available(),
+          "Concurrency slots held now");
+      gauges.add(
+          "relent.concurrency.limit",
+          limit,
+          ConcurrencyLimit::maxConcurrent,
+          "Concurrency slots in all");
+      gauges.add(
+          "relent.concurrency.waiting",
+          limit,
+          ConcurrencyLimit::waiting,
+          "Callers waiting for a concurrency slot");
     }
     if (pacer != null) {
-      meters.add(
-          Gauge.builder("relent.pacer.rate", pacer, GuardGauges::rate)
-              .description(
-                  "Starts per second the pacer allows now (an adaptive pacer's learned rate);"
-                      + " NaN while an adaptive pacer does not pace yet")
-              .tags(tags)
-              .register(registry));
-      meters.add(
+      gauges.add(
+          "relent.pacer.rate",
+          pacer,
+          GuardGauges::rate,
+          "Starts per second the pacer allows now (an adaptive pacer's learned rate);"
+              + " NaN while an adaptive pacer does not pace yet");
+      gauges.meters.add(
           TimeGauge.builder(
                   "relent.pacer.pause",
                   pacer,
@@ -94,7 +94,28 @@ final class GuardGauges {
               .tags(tags)
               .register(registry));
     }
-    return meters;
+    return gauges.meters;
+  }
+
+  /** Registers gauges with the same tags, and keeps them. */
+  private static final class Registrar {
+    final MeterRegistry registry;
+    final Tags tags;
+    final List<Meter> meters = new ArrayList<>();
+
+    Registrar(MeterRegistry registry, Tags tags) {
+      this.registry = registry;
+      this.tags = tags;
+    }
+
+    <T> void add(String name, T guard, ToDoubleFunction<T> value, String description) {
+      add(name, tags, guard, value, description);
+    }
+
+    <T> void add(String name, Tags tags, T guard, ToDoubleFunction<T> value, String description) {
+      meters.add(
+          Gauge.builder(name, guard, value).description(description).tags(tags).register(registry));
+    }
   }
 
   /** Starts per second: one over the interval; NaN for the 1 ns of a pacer that does not pace. */

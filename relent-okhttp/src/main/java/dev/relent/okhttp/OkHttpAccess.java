@@ -5,7 +5,6 @@ import dev.relent.http.HeaderLookup;
 import dev.relent.http.Idempotency;
 import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.ResponseAccess;
-import java.util.List;
 import okhttp3.Response;
 
 /**
@@ -49,19 +48,8 @@ final class OkHttpAccess implements ResponseAccess<Response> {
 
   @Override
   public HeaderLookup headers(Response response) {
-    return new HeaderLookup() {
-      @Override
-      public String first(String name) {
-        // Response.header(name) gives the last value; the lookup promises the first.
-        List<String> values = response.headers(name);
-        return values.isEmpty() ? null : values.get(0);
-      }
-
-      @Override
-      public List<String> all(String name) {
-        return response.headers(name);
-      }
-    };
+    // Not Response.header(name), which gives the last value: the lookup promises the first.
+    return HeaderLookup.ofValues(response::headers);
   }
 
   @Override

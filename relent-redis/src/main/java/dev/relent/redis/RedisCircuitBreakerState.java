@@ -45,7 +45,6 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
   private static final byte[] FAILURE = bytes("failure");
   private static final byte[] RELEASE = bytes("release");
   private static final byte[] SNAPSHOT = bytes("snapshot");
-  private static final byte[] REDIS_CLOCK = new byte[0];
 
   /** Index = the script's change code; 0 is none. */
   private static final Change[] CHANGES = {
@@ -66,6 +65,9 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           -- windowCalls, bucketNanos, buckets, minimumCalls, threshold, openDuration, probes,
           -- now (empty: Redis's clock). Modes c, o, h; change codes 1 closed->open,
           -- 2 open->half-open, 3 half-open->closed, 4 half-open->open.
+          """
+              + GuardHash.LUA_BUCKETS
+              + """
           local key = KEYS[1]
           local op = ARGV[1]
           local W, B, N = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -80,21 +82,13 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           local inFlight, succeeded = tonumber(s[4]) or 0, tonumber(s[5]) or 0
           local base, head = tonumber(s[6]), tonumber(s[7])
           local len, pos, fails = tonumber(s[8]) or 0, tonumber(s[9]) or 0, tonumber(s[10]) or 0
-          local function floordiv(x, d)
-            local q = math.floor(x / d)
-            if q * d > x then q = q - 1 elseif (q + 1) * d <= x then q = q + 1 end
-            return q
-          end
           local now, idx
           if ARGV[9] == '' then
             local t = redis.call('TIME')
             local sec, usec = tonumber(t[1]), tonumber(t[2])
             if base == nil then base = sec end
             now = (sec - base) * 1e9 + usec * 1000
-            if B > 0 then
-              local micros = sec * 1000000 + usec
-              if B % 1000 == 0 then idx = floordiv(micros, B / 1000) else idx = floordiv(micros * 1000, B) end
-            end
+            if B > 0 then idx = bucketOf(sec * 1000000 + usec, B) end
           else
             base = base or 0
             now = tonumber(ARGV[9])
@@ -110,12 +104,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           local function advance()
             if head == nil then head = idx; dirty = true; return end
             if idx > head then
-              local steps = idx - head
-              if steps > N then steps = N end
-              for k = 1, steps do
-                local slot = (head + k) % N
-                redis.call('HDEL', key, 'c' .. slot, 'f' .. slot)
-              end
+              clearAfter(key, head, idx, N, 'c', 'f')
               head = idx; dirty = true
             end
           end
@@ -225,19 +214,11 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
           return result
           """);
 
-  private final RelentRedis redis;
-  private final String name;
-  private final String keyText;
-  private final byte[] key;
-  private final boolean callerClock;
+  private final GuardHash hash;
   private final CircuitBreakerState local = CircuitBreakerState.inMemory();
 
   RedisCircuitBreakerState(RelentRedis redis, String name, boolean callerClock) {
-    this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-    this.name = name;
-    this.keyText = keyOf(name);
-    this.key = bytes(keyText);
-    this.callerClock = callerClock;
+    this.hash = new GuardHash(redis, SCRIPT, name, keyOf(name), callerClock);
   }
 
   /**
@@ -259,7 +240,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public long tryAcquirePermission(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(ACQUIRE, nowNanos, config).get(0),
         () -> local.tryAcquirePermission(nowNanos, config));
   }
@@ -271,7 +252,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Change onSuccess(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> CHANGES[((Long) run(SUCCESS, nowNanos, config).get(0)).intValue()],
         () -> local.onSuccess(nowNanos, config));
   }
@@ -283,7 +264,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Change onFailure(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> CHANGES[((Long) run(FAILURE, nowNanos, config).get(0)).intValue()],
         () -> local.onFailure(nowNanos, config));
   }
@@ -295,7 +276,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public void releasePermission(Config config) {
-    redis.guarded(
+    hash.guarded(
         () -> run(RELEASE, 0, config),
         () -> {
           local.releasePermission(config);
@@ -310,7 +291,7 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    */
   @Override
   public Snapshot snapshot(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> snapshotOnRedis(nowNanos, config), () -> local.snapshot(nowNanos, config));
   }
 
@@ -332,33 +313,30 @@ public final class RedisCircuitBreakerState implements CircuitBreakerState {
    * @return the name given at creation
    */
   public String name() {
-    return name;
+    return hash.name();
   }
 
   @Override
   public String toString() {
-    return "RedisCircuitBreakerState[" + keyText + " at " + redis.uri() + "]";
+    return hash.describe("RedisCircuitBreakerState");
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
     Objects.requireNonNull(config, "config cannot be null");
     List<Object> reply =
-        redis.run(
-            SCRIPT,
-            keyText,
-            key,
+        hash.run(
             op,
+            nowNanos,
             number(config.windowCalls()),
             number(config.bucketNanos()),
             number(config.buckets()),
             number(config.minimumCalls()),
             bytes(Double.toString(config.failureRateThreshold())),
             number(config.openDurationNanos()),
-            number(config.halfOpenProbes()),
-            callerClock ? number(nowNanos) : REDIS_CLOCK);
+            number(config.halfOpenProbes()));
     if ((Long) reply.get(0) == -99) {
       throw new IllegalArgumentException(
-          keyText
+          hash.key()
               + " already keeps another window than windowCalls "
               + config.windowCalls()
               + ", "

@@ -39,7 +39,6 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
   private static final byte[] FIRST = bytes("first");
   private static final byte[] RETRY = bytes("retry");
   private static final byte[] COUNTS = bytes("counts");
-  private static final byte[] REDIS_CLOCK = new byte[0];
 
   static final Script SCRIPT =
       Script.of(
@@ -48,23 +47,16 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           -- Relent retry budget state: first attempts and retries over sliding buckets.
           -- KEYS[1] the hash; ARGV: op, bucketNanos, buckets, ratioMillionths, minRetries, now
           -- (empty: Redis's clock). Fields: cfg, head, f<slot>, r<slot>.
+          """
+              + GuardHash.LUA_BUCKETS
+              + """
           local key = KEYS[1]
           local op, B, N = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
           local ratio, minRetries = tonumber(ARGV[4]), tonumber(ARGV[5])
-          local function floordiv(x, d)
-            local q = math.floor(x / d)
-            if q * d > x then q = q - 1 elseif (q + 1) * d <= x then q = q + 1 end
-            return q
-          end
           local idx
           if ARGV[6] == '' then
             local t = redis.call('TIME')
-            local micros = tonumber(t[1]) * 1000000 + tonumber(t[2])
-            if B % 1000 == 0 then
-              idx = floordiv(micros, B / 1000) -- exact: micros since 1970 fit a double
-            else
-              idx = floordiv(micros * 1000, B)
-            end
+            idx = bucketOf(tonumber(t[1]) * 1000000 + tonumber(t[2]), B)
           else
             idx = floordiv(tonumber(ARGV[6]), B)
           end
@@ -76,12 +68,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           if head == nil then
             head = idx; changed = true
           elseif idx > head then
-            local steps = idx - head
-            if steps > N then steps = N end
-            for k = 1, steps do
-              local slot = (head + k) % N
-              redis.call('HDEL', key, 'f' .. slot, 'r' .. slot)
-            end
+            clearAfter(key, head, idx, N, 'f', 'r')
             head = idx; changed = true
           end
           local function total(prefix)
@@ -113,19 +100,11 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
           return {1, result, 0}
           """);
 
-  private final RelentRedis redis;
-  private final String name;
-  private final String keyText;
-  private final byte[] key;
-  private final boolean callerClock;
+  private final GuardHash hash;
   private final RetryBudgetState local = RetryBudgetState.inMemory();
 
   RedisRetryBudgetState(RelentRedis redis, String name, boolean callerClock) {
-    this.redis = Objects.requireNonNull(redis, "redis cannot be null");
-    this.name = name;
-    this.keyText = keyOf(name);
-    this.key = bytes(keyText);
-    this.callerClock = callerClock;
+    this.hash = new GuardHash(redis, SCRIPT, name, keyOf(name), callerClock);
   }
 
   /**
@@ -148,7 +127,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public void recordFirstAttempt(long nowNanos, Config config) {
-    redis.guarded(
+    hash.guarded(
         () -> run(FIRST, nowNanos, config),
         () -> {
           local.recordFirstAttempt(nowNanos, config);
@@ -164,7 +143,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public boolean tryAcquireRetry(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(RETRY, nowNanos, config).get(1) == 1,
         () -> local.tryAcquireRetry(nowNanos, config));
   }
@@ -176,7 +155,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public long firstAttempts(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(COUNTS, nowNanos, config).get(1),
         () -> local.firstAttempts(nowNanos, config));
   }
@@ -188,7 +167,7 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    */
   @Override
   public long retries(long nowNanos, Config config) {
-    return redis.guarded(
+    return hash.guarded(
         () -> (Long) run(COUNTS, nowNanos, config).get(2), () -> local.retries(nowNanos, config));
   }
 
@@ -198,30 +177,27 @@ public final class RedisRetryBudgetState implements RetryBudgetState {
    * @return the name given at creation
    */
   public String name() {
-    return name;
+    return hash.name();
   }
 
   @Override
   public String toString() {
-    return "RedisRetryBudgetState[" + keyText + " at " + redis.uri() + "]";
+    return hash.describe("RedisRetryBudgetState");
   }
 
   private List<Object> run(byte[] op, long nowNanos, Config config) {
     Objects.requireNonNull(config, "config cannot be null");
     List<Object> reply =
-        redis.run(
-            SCRIPT,
-            keyText,
-            key,
+        hash.run(
             op,
+            nowNanos,
             number(config.bucketNanos()),
             number(config.buckets()),
             number(config.ratioMillionths()),
-            number(config.minRetries()),
-            callerClock ? number(nowNanos) : REDIS_CLOCK);
+            number(config.minRetries()));
     if ((Long) reply.get(0) == -1) {
       throw new IllegalArgumentException(
-          keyText
+          hash.key()
               + " already counts over another window than "
               + config.buckets()
               + " buckets of "

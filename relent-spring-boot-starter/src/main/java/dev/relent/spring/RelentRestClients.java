@@ -2,8 +2,6 @@ package dev.relent.spring;
 
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -36,8 +34,8 @@ import org.springframework.web.util.DefaultUriBuilderFactory;
 public final class RelentRestClients {
   private final RelentClients clients;
   private final Supplier<RestClient.Builder> builders;
-  private final Map<String, RelentRestInterceptor> interceptors = new LinkedHashMap<>();
-  private final Map<String, ClientHttpRequestFactory> factories = new LinkedHashMap<>();
+  private final PerClient<RelentRestInterceptor> interceptors;
+  private final PerClient<ClientHttpRequestFactory> factories;
 
   /**
    * Builds the interceptor of every client now, so that a refused customization fails at start-up.
@@ -50,14 +48,16 @@ public final class RelentRestClients {
   public RelentRestClients(RelentClients clients, Supplier<RestClient.Builder> builders) {
     this.clients = Objects.requireNonNull(clients, "clients cannot be null");
     this.builders = Objects.requireNonNull(builders, "builders cannot be null");
-    for (RelentClient client : clients.all().values()) {
-      interceptors.put(client.name(), client.configure(RelentRestInterceptor.builder()).build());
-      Duration connect = client.policy().config().attemptTimeout();
-      factories.put(
-          client.name(),
-          RelentRestInterceptor.requestFactory(
-              HttpClient.newBuilder().connectTimeout(connect).build()));
-    }
+    this.interceptors =
+        new PerClient<>(clients, c -> c.configure(RelentRestInterceptor.builder()).build());
+    this.factories = new PerClient<>(clients, RelentRestClients::requestFactory);
+  }
+
+  /** The JDK client's factory, connecting within the client's attempt timeout. */
+  private static ClientHttpRequestFactory requestFactory(RelentClient client) {
+    Duration connect = client.policy().config().attemptTimeout();
+    return RelentRestInterceptor.requestFactory(
+        HttpClient.newBuilder().connectTimeout(connect).build());
   }
 
   /**
@@ -68,7 +68,6 @@ public final class RelentRestClients {
    * @throws IllegalArgumentException if no client has that name
    */
   public RelentRestInterceptor interceptor(String name) {
-    clients.client(name);
     return interceptors.get(name);
   }
 

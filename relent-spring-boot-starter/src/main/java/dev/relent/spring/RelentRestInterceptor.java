@@ -19,7 +19,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -151,19 +150,11 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
   public ClientHttpResponse intercept(
       HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
     HttpHeaders headers = request.getHeaders();
-    String existing = headers.getFirst(Idempotency.HEADER);
-    Object options = request.getAttributes().get(OPTIONS_ATTRIBUTE);
     HttpCall call =
-        loop()
-            .prepare(
-                request.getMethod().name(),
-                request.getURI().toString(),
-                existing,
-                options instanceof CallOptions ? (CallOptions) options : CallOptions.ofDefaults(),
-                true,
-                headers::getFirst);
+        SpringCalls.prepare(
+            loop(), request.getMethod(), request.getURI(), headers, request.getAttributes());
     HttpHeaders keyed = new HttpHeaders(headers);
-    if (call.key() != null && existing == null) {
+    if (call.key() != null && headers.getFirst(Idempotency.HEADER) == null) {
       keyed.set(Idempotency.HEADER, call.key());
     }
     return loop().execute(call, new RestExchange(request, keyed, body, execution, call));
@@ -298,18 +289,7 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
 
     @Override
     public HeaderLookup headers(ClientHttpResponse response) {
-      HttpHeaders headers = response.getHeaders();
-      return new HeaderLookup() {
-        @Override
-        public String first(String name) {
-          return headers.getFirst(name);
-        }
-
-        @Override
-        public List<String> all(String name) {
-          return headers.getOrEmpty(name);
-        }
-      };
+      return HeaderLookup.ofValues(response.getHeaders()::getOrEmpty);
     }
 
     @Override

@@ -14,7 +14,6 @@ import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
 import dev.relent.http.adapter.ResponseAccess;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -112,24 +111,14 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
     return Mono.defer(
         () -> {
           HttpHeaders headers = request.headers();
-          String existing = headers.getFirst(Idempotency.HEADER);
-          Object options = request.attributes().get(RelentRestInterceptor.OPTIONS_ATTRIBUTE);
           HttpCall call =
-              loop()
-                  .prepare(
-                      request.method().name(),
-                      request.url().toString(),
-                      existing,
-                      options instanceof CallOptions
-                          ? (CallOptions) options
-                          : CallOptions.ofDefaults(),
-                      true,
-                      headers::getFirst);
+              SpringCalls.prepare(
+                  loop(), request.method(), request.url(), headers, request.attributes());
           // The call rides along as an attribute, which Spring copies onto the request it sends
           // and a response names: so that the table judges the response by this call's key and
           // table.
           ClientRequest.Builder b = ClientRequest.from(request).attribute(CALL_ATTRIBUTE, call);
-          if (call.key() != null && existing == null) {
+          if (call.key() != null && headers.getFirst(Idempotency.HEADER) == null) {
             b.header(Idempotency.HEADER, call.key());
           }
           ClientRequest keyed = b.build();
@@ -234,18 +223,7 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
 
     @Override
     public HeaderLookup headers(ClientResponse response) {
-      HttpHeaders headers = response.headers().asHttpHeaders();
-      return new HeaderLookup() {
-        @Override
-        public String first(String name) {
-          return headers.getFirst(name);
-        }
-
-        @Override
-        public List<String> all(String name) {
-          return headers.getOrEmpty(name);
-        }
-      };
+      return HeaderLookup.ofValues(response.headers().asHttpHeaders()::getOrEmpty);
     }
   }
 

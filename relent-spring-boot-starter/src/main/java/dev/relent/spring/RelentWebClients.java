@@ -1,7 +1,5 @@
 package dev.relent.spring;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -25,7 +23,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 public final class RelentWebClients {
   private final RelentClients clients;
   private final Supplier<WebClient.Builder> builders;
-  private final Map<String, RelentWebClientFilter> filters = new LinkedHashMap<>();
+  private final PerClient<RelentWebClientFilter> filters;
 
   /**
    * Builds the filter of every client now, so that a refused customization fails at start-up.
@@ -38,9 +36,8 @@ public final class RelentWebClients {
   public RelentWebClients(RelentClients clients, Supplier<WebClient.Builder> builders) {
     this.clients = Objects.requireNonNull(clients, "clients cannot be null");
     this.builders = Objects.requireNonNull(builders, "builders cannot be null");
-    for (RelentClient client : clients.all().values()) {
-      filters.put(client.name(), client.configure(RelentWebClientFilter.builder()).build());
-    }
+    this.filters =
+        new PerClient<>(clients, c -> c.configure(RelentWebClientFilter.builder()).build());
   }
 
   /**
@@ -51,7 +48,6 @@ public final class RelentWebClients {
    * @throws IllegalArgumentException if no client has that name
    */
   public RelentWebClientFilter filter(String name) {
-    clients.client(name);
     return filters.get(name);
   }
 

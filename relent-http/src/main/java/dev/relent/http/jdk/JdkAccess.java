@@ -46,7 +46,7 @@ final class JdkAccess implements ResponseAccess<HttpResponse<?>> {
     if (response instanceof TrackedResponse) {
       return ((TrackedResponse<?>) response).headerLookup();
     }
-    return new JdkHeaders(response.headers());
+    return HeaderLookup.of(response.headers());
   }
 
   @Override

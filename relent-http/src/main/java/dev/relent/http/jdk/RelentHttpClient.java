@@ -5,6 +5,7 @@ import dev.relent.RelentException;
 import dev.relent.RelentExecutor;
 import dev.relent.http.CallOptions;
 import dev.relent.http.DecisionTable;
+import dev.relent.http.HeaderLookup;
 import dev.relent.http.HttpFaultException;
 import dev.relent.http.Idempotency;
 import dev.relent.http.NotRetriedWriteException;
@@ -264,7 +265,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
                 existing,
                 options,
                 true,
-                new JdkHeaders(request.headers()));
+                HeaderLookup.of(request.headers()));
     HttpRequest keyed =
         call.key() == null || existing != null
             ? request
@@ -289,7 +290,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
       this.handler =
           info -> {
             HttpResponse.BodySubscriber<T> subscriber = own.apply(info);
-            return loop().needsBuffer(call, info.statusCode(), new JdkHeaders(info.headers()))
+            return loop().needsBuffer(call, info.statusCode(), HeaderLookup.of(info.headers()))
                 ? new BufferedSubscriber<>(subscriber, loop().maxBufferedBody())
                 : subscriber;
           };

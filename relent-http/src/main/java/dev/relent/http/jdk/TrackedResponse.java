@@ -19,13 +19,13 @@ final class TrackedResponse<T> implements RelentHttpResponse<T> {
   final HttpResponse<T> delegate;
   final HttpCall call;
   final int attempt;
-  private final JdkHeaders headerLookup;
+  private final HeaderLookup headerLookup;
 
   TrackedResponse(HttpResponse<T> delegate, HttpCall call, int attempt) {
     this.delegate = delegate;
     this.call = call;
     this.attempt = attempt;
-    this.headerLookup = new JdkHeaders(delegate.headers());
+    this.headerLookup = HeaderLookup.of(delegate.headers());
   }
 
   /** Its headers as the loop reads them: one view, however often they are asked for. */
