@@ -1,7 +1,12 @@
 package dev.relent.cli;
 
+import static dev.relent.sim.Svg.f;
+import static dev.relent.sim.Svg.line;
+import static dev.relent.sim.Svg.text;
+
 import dev.relent.sim.Html;
 import dev.relent.sim.LineChart;
+import dev.relent.sim.Svg;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -15,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,9 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Writes the HTML report of {@code relent batch --html} from what the {@link BatchReport} collected
- * and what the run counted, with the simulator's page and chart writers ({@link Html}, {@link
- * LineChart}): headline figures; starts per second against the configured rate and the pace the
- * pacer had; attempt outcomes per second by kind (2xx/3xx, 429, other 4xx, 5xx, no answer); the
+ * and what the run counted, with the simulator's page and chart writers ({@link Html}, {@link Svg},
+ * {@link LineChart}): headline figures; starts per second against the configured rate and the pace
+ * the pacer had; attempt outcomes per second by kind (2xx/3xx, 429, other 4xx, 5xx, no answer); the
  * most attempts in flight against the limit; latency percentiles of attempts and of requests; how
  * requests ended; the slowest and the first failed requests, each with its attempt timeline. The
  * page is self-contained (inline CSS and SVG, no script, nothing fetched); URLs and errors are the
@@ -409,33 +413,11 @@ final class BatchHtml {
     int height = TOP + rows.size() * ROW + LEGEND;
     int bottom = TOP + rows.size() * ROW;
     StringBuilder sb = new StringBuilder();
-    sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart timeline\" id=\"")
-        .append(Html.escape(id))
-        .append("\" viewBox=\"0 0 ")
-        .append(WIDTH)
-        .append(' ')
-        .append(height)
-        .append("\" role=\"img\" aria-label=\"")
-        .append(Html.escape(title))
-        .append("\">\n<title>")
-        .append(Html.escape(title))
-        .append("</title>\n<rect x=\"0\" y=\"0\" width=\"")
-        .append(WIDTH)
-        .append("\" height=\"")
-        .append(height)
-        .append("\" fill=\"#ffffff\"/>\n");
+    Svg.open(sb, "chart timeline", id, WIDTH, height, "", title);
     text(sb, WIDTH / 2.0, 20, "middle", "chart-title", title);
     for (double t : ticks) {
       double x = LABEL + t / hi * plot;
-      sb.append("<line class=\"grid\" x1=\"")
-          .append(f(x))
-          .append("\" x2=\"")
-          .append(f(x))
-          .append("\" y1=\"")
-          .append(TOP - 4)
-          .append("\" y2=\"")
-          .append(bottom)
-          .append("\" stroke=\"#f1f5f9\"/>\n");
+      line(sb, "grid", f(x), f(x), TOP - 4, bottom, "stroke=\"#f1f5f9\"");
       text(sb, x, TOP - 8, "middle", "tick", LineChart.label(t) + (t == hi ? " ms" : ""));
     }
     Set<BatchReport.Kind> seen = EnumSet.noneOf(BatchReport.Kind.class);
@@ -532,17 +514,14 @@ final class BatchHtml {
       text(sb, lx + 18, ly, "start", "legend", kind.label);
       lx += 28 + kind.label.length() * 7;
     }
-    sb.append("<line class=\"legend-line\" x1=\"")
-        .append(f(lx))
-        .append("\" x2=\"")
-        .append(f(lx + 20))
-        .append("\" y1=\"")
-        .append(f(ly - 4))
-        .append("\" y2=\"")
-        .append(f(ly - 4))
-        .append("\" stroke=\"")
-        .append(WAIT)
-        .append("\" stroke-width=\"2\"/>\n");
+    line(
+        sb,
+        "legend-line",
+        f(lx),
+        f(lx + 20),
+        f(ly - 4),
+        f(ly - 4),
+        "stroke=\"" + WAIT + "\" stroke-width=\"2\"");
     text(sb, lx + 24, ly, "start", "legend", "wait before a retry");
     sb.append("</svg>\n");
     return sb.toString();
@@ -574,21 +553,6 @@ final class BatchHtml {
         .append("</title></rect>\n");
   }
 
-  private static void text(
-      StringBuilder sb, double x, double y, String anchor, String cls, String content) {
-    sb.append("<text class=\"")
-        .append(cls)
-        .append("\" x=\"")
-        .append(f(x))
-        .append("\" y=\"")
-        .append(f(y))
-        .append("\" text-anchor=\"")
-        .append(anchor)
-        .append("\">")
-        .append(Html.escape(content))
-        .append("</text>\n");
-  }
-
   private static double[] perSecond(long[] counts, double width) {
     double[] out = new double[counts.length];
     for (int i = 0; i < counts.length; i++) {
@@ -613,9 +577,5 @@ final class BatchHtml {
 
   private static String seconds(long nanos) {
     return Format.number(nanos / 1e9);
-  }
-
-  private static String f(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
   }
 }
