@@ -437,6 +437,7 @@ final class BatchHtml {
       rect(
           sb,
           "turn",
+          "",
           LABEL,
           y + h / 2 - 3,
           Math.max(1, k.elapsedNanos() / 1e6 / hi * plot),
@@ -472,21 +473,16 @@ final class BatchHtml {
                 + a.outcome()
                 + (a.durationNanos() >= 0 ? ", " + millis(a.durationNanos()) : "")
                 + (a.waitNanos() > 0 ? "; then a wait of " + millis(a.waitNanos()) : "");
-        sb.append("<rect class=\"attempt\" data-kind=\"")
-            .append(Html.escape(kind.label))
-            .append("\" x=\"")
-            .append(f(x))
-            .append("\" y=\"")
-            .append(f(y))
-            .append("\" width=\"")
-            .append(f(width))
-            .append("\" height=\"")
-            .append(f(h))
-            .append("\" fill=\"")
-            .append(kind.color)
-            .append("\"><title>")
-            .append(Html.escape(what))
-            .append("</title></rect>\n");
+        rect(
+            sb,
+            "attempt",
+            " data-kind=\"" + Html.escape(kind.label) + "\"",
+            x,
+            y,
+            width,
+            h,
+            kind.color,
+            what);
         if (a.waitNanos() > 0) {
           double x1 = x + width;
           double x2 = LABEL + (startMs + durMs + a.waitNanos() / 1e6) / hi * plot;
@@ -510,7 +506,7 @@ final class BatchHtml {
     double lx = 20;
     double ly = bottom + 24;
     for (BatchReport.Kind kind : seen) {
-      rect(sb, "legend-box", lx, ly - 9, 14, 10, kind.color, kind.label);
+      rect(sb, "legend-box", "", lx, ly - 9, 14, 10, kind.color, kind.label);
       text(sb, lx + 18, ly, "start", "legend", kind.label);
       lx += 28 + kind.label.length() * 7;
     }
@@ -527,9 +523,14 @@ final class BatchHtml {
     return sb.toString();
   }
 
+  /**
+   * A {@code <rect>} of the given class with a title (shown on hover), {@code attributes} (each
+   * with a leading space, or empty) written after the class.
+   */
   private static void rect(
       StringBuilder sb,
       String cls,
+      String attributes,
       double x,
       double y,
       double w,
@@ -538,7 +539,9 @@ final class BatchHtml {
       String title) {
     sb.append("<rect class=\"")
         .append(cls)
-        .append("\" x=\"")
+        .append('"')
+        .append(attributes)
+        .append(" x=\"")
         .append(f(x))
         .append("\" y=\"")
         .append(f(y))
