@@ -300,32 +300,29 @@ final class BatchHtml {
         header,
         List.of(latencyRow("attempts", v.attempts()), latencyRow("requests", v.requests())));
 
-    html.section("Slowest requests");
-    if (v.slowest().isEmpty()) {
-      html.paragraph(null, "No request reached the network.");
-    } else {
-      html.figure(
-          timeline("timeline-slowest", "The slowest requests", v.slowest()),
-          "The "
-              + v.slowest().size()
-              + " slowest requests, from their turn to their outcome: each attempt a bar colored"
-              + " by how it ended, the wait chosen after it a thin amber line; the grey band is"
-              + " the time waiting for the pacer, the limit or a paused scope.");
-      html.table("table-slowest", keptHeader(), keptRows(v.slowest()));
-    }
-
-    html.section("Failed requests");
-    if (v.failed().isEmpty()) {
-      html.paragraph(null, "No request that reached the network failed.");
-    } else {
-      html.figure(
-          timeline("timeline-failed", "The first failed requests", v.failed()),
-          (v.failedCount() > v.failed().size()
-                  ? "The first " + v.failed().size() + " of " + v.failedCount()
-                  : "The " + v.failedCount())
-              + " requests that were sent and did not succeed, in the order they ended.");
-      html.table("table-failed", keptHeader(), keptRows(v.failed()));
-    }
+    kept(
+        html,
+        "Slowest requests",
+        "slowest",
+        "The slowest requests",
+        v.slowest(),
+        "No request reached the network.",
+        "The "
+            + v.slowest().size()
+            + " slowest requests, from their turn to their outcome: each attempt a bar colored"
+            + " by how it ended, the wait chosen after it a thin amber line; the grey band is"
+            + " the time waiting for the pacer, the limit or a paused scope.");
+    kept(
+        html,
+        "Failed requests",
+        "failed",
+        "The first failed requests",
+        v.failed(),
+        "No request that reached the network failed.",
+        (v.failedCount() > v.failed().size()
+                ? "The first " + v.failed().size() + " of " + v.failedCount()
+                : "The " + v.failedCount())
+            + " requests that were sent and did not succeed, in the order they ended.");
     return html.page("relent batch: " + input);
   }
 
@@ -358,6 +355,27 @@ final class BatchHtml {
       row.add(millis(h.percentile(p)));
     }
     return row;
+  }
+
+  /**
+   * A section of kept requests: their timeline ({@code timeline-NAME}) and their table ({@code
+   * table-NAME}), or {@code none} when there are none.
+   */
+  private static void kept(
+      Html html,
+      String heading,
+      String name,
+      String title,
+      List<BatchReport.Kept> kept,
+      String none,
+      String caption) {
+    html.section(heading);
+    if (kept.isEmpty()) {
+      html.paragraph(null, none);
+    } else {
+      html.figure(timeline("timeline-" + name, title, kept), caption);
+      html.table("table-" + name, keptHeader(), keptRows(kept));
+    }
   }
 
   private static List<String> keptHeader() {
