@@ -1,7 +1,12 @@
 package dev.relent.cli;
 
+import static dev.relent.sim.Svg.f;
+import static dev.relent.sim.Svg.line;
+import static dev.relent.sim.Svg.text;
+
 import dev.relent.sim.Html;
 import dev.relent.sim.LineChart;
+import dev.relent.sim.Svg;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -15,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,9 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Writes the HTML report of {@code relent batch --html} from what the {@link BatchReport} collected
- * and what the run counted, with the simulator's page and chart writers ({@link Html}, {@link
- * LineChart}): headline figures; starts per second against the configured rate and the pace the
- * pacer had; attempt outcomes per second by kind (2xx/3xx, 429, other 4xx, 5xx, no answer); the
+ * and what the run counted, with the simulator's page and chart writers ({@link Html}, {@link Svg},
+ * {@link LineChart}): headline figures; starts per second against the configured rate and the pace
+ * the pacer had; attempt outcomes per second by kind (2xx/3xx, 429, other 4xx, 5xx, no answer); the
  * most attempts in flight against the limit; latency percentiles of attempts and of requests; how
  * requests ended; the slowest and the first failed requests, each with its attempt timeline. The
  * page is self-contained (inline CSS and SVG, no script, nothing fetched); URLs and errors are the
@@ -296,32 +300,29 @@ final class BatchHtml {
         header,
         List.of(latencyRow("attempts", v.attempts()), latencyRow("requests", v.requests())));
 
-    html.section("Slowest requests");
-    if (v.slowest().isEmpty()) {
-      html.paragraph(null, "No request reached the network.");
-    } else {
-      html.figure(
-          timeline("timeline-slowest", "The slowest requests", v.slowest()),
-          "The "
-              + v.slowest().size()
-              + " slowest requests, from their turn to their outcome: each attempt a bar colored"
-              + " by how it ended, the wait chosen after it a thin amber line; the grey band is"
-              + " the time waiting for the pacer, the limit or a paused scope.");
-      html.table("table-slowest", keptHeader(), keptRows(v.slowest()));
-    }
-
-    html.section("Failed requests");
-    if (v.failed().isEmpty()) {
-      html.paragraph(null, "No request that reached the network failed.");
-    } else {
-      html.figure(
-          timeline("timeline-failed", "The first failed requests", v.failed()),
-          (v.failedCount() > v.failed().size()
-                  ? "The first " + v.failed().size() + " of " + v.failedCount()
-                  : "The " + v.failedCount())
-              + " requests that were sent and did not succeed, in the order they ended.");
-      html.table("table-failed", keptHeader(), keptRows(v.failed()));
-    }
+    kept(
+        html,
+        "Slowest requests",
+        "slowest",
+        "The slowest requests",
+        v.slowest(),
+        "No request reached the network.",
+        "The "
+            + v.slowest().size()
+            + " slowest requests, from their turn to their outcome: each attempt a bar colored"
+            + " by how it ended, the wait chosen after it a thin amber line; the grey band is"
+            + " the time waiting for the pacer, the limit or a paused scope.");
+    kept(
+        html,
+        "Failed requests",
+        "failed",
+        "The first failed requests",
+        v.failed(),
+        "No request that reached the network failed.",
+        (v.failedCount() > v.failed().size()
+                ? "The first " + v.failed().size() + " of " + v.failedCount()
+                : "The " + v.failedCount())
+            + " requests that were sent and did not succeed, in the order they ended.");
     return html.page("relent batch: " + input);
   }
 
@@ -354,6 +355,27 @@ final class BatchHtml {
       row.add(millis(h.percentile(p)));
     }
     return row;
+  }
+
+  /**
+   * A section of kept requests: their timeline ({@code timeline-NAME}) and their table ({@code
+   * table-NAME}), or {@code none} when there are none.
+   */
+  private static void kept(
+      Html html,
+      String heading,
+      String name,
+      String title,
+      List<BatchReport.Kept> kept,
+      String none,
+      String caption) {
+    html.section(heading);
+    if (kept.isEmpty()) {
+      html.paragraph(null, none);
+    } else {
+      html.figure(timeline("timeline-" + name, title, kept), caption);
+      html.table("table-" + name, keptHeader(), keptRows(kept));
+    }
   }
 
   private static List<String> keptHeader() {
@@ -409,33 +431,11 @@ final class BatchHtml {
     int height = TOP + rows.size() * ROW + LEGEND;
     int bottom = TOP + rows.size() * ROW;
     StringBuilder sb = new StringBuilder();
-    sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart timeline\" id=\"")
-        .append(Html.escape(id))
-        .append("\" viewBox=\"0 0 ")
-        .append(WIDTH)
-        .append(' ')
-        .append(height)
-        .append("\" role=\"img\" aria-label=\"")
-        .append(Html.escape(title))
-        .append("\">\n<title>")
-        .append(Html.escape(title))
-        .append("</title>\n<rect x=\"0\" y=\"0\" width=\"")
-        .append(WIDTH)
-        .append("\" height=\"")
-        .append(height)
-        .append("\" fill=\"#ffffff\"/>\n");
+    Svg.open(sb, "chart timeline", id, WIDTH, height, "", title);
     text(sb, WIDTH / 2.0, 20, "middle", "chart-title", title);
     for (double t : ticks) {
       double x = LABEL + t / hi * plot;
-      sb.append("<line class=\"grid\" x1=\"")
-          .append(f(x))
-          .append("\" x2=\"")
-          .append(f(x))
-          .append("\" y1=\"")
-          .append(TOP - 4)
-          .append("\" y2=\"")
-          .append(bottom)
-          .append("\" stroke=\"#f1f5f9\"/>\n");
+      line(sb, "grid", f(x), f(x), TOP - 4, bottom, "stroke=\"#f1f5f9\"");
       text(sb, x, TOP - 8, "middle", "tick", LineChart.label(t) + (t == hi ? " ms" : ""));
     }
     Set<BatchReport.Kind> seen = EnumSet.noneOf(BatchReport.Kind.class);
@@ -455,6 +455,7 @@ final class BatchHtml {
       rect(
           sb,
           "turn",
+          "",
           LABEL,
           y + h / 2 - 3,
           Math.max(1, k.elapsedNanos() / 1e6 / hi * plot),
@@ -490,21 +491,16 @@ final class BatchHtml {
                 + a.outcome()
                 + (a.durationNanos() >= 0 ? ", " + millis(a.durationNanos()) : "")
                 + (a.waitNanos() > 0 ? "; then a wait of " + millis(a.waitNanos()) : "");
-        sb.append("<rect class=\"attempt\" data-kind=\"")
-            .append(Html.escape(kind.label))
-            .append("\" x=\"")
-            .append(f(x))
-            .append("\" y=\"")
-            .append(f(y))
-            .append("\" width=\"")
-            .append(f(width))
-            .append("\" height=\"")
-            .append(f(h))
-            .append("\" fill=\"")
-            .append(kind.color)
-            .append("\"><title>")
-            .append(Html.escape(what))
-            .append("</title></rect>\n");
+        rect(
+            sb,
+            "attempt",
+            " data-kind=\"" + Html.escape(kind.label) + "\"",
+            x,
+            y,
+            width,
+            h,
+            kind.color,
+            what);
         if (a.waitNanos() > 0) {
           double x1 = x + width;
           double x2 = LABEL + (startMs + durMs + a.waitNanos() / 1e6) / hi * plot;
@@ -528,29 +524,31 @@ final class BatchHtml {
     double lx = 20;
     double ly = bottom + 24;
     for (BatchReport.Kind kind : seen) {
-      rect(sb, "legend-box", lx, ly - 9, 14, 10, kind.color, kind.label);
+      rect(sb, "legend-box", "", lx, ly - 9, 14, 10, kind.color, kind.label);
       text(sb, lx + 18, ly, "start", "legend", kind.label);
       lx += 28 + kind.label.length() * 7;
     }
-    sb.append("<line class=\"legend-line\" x1=\"")
-        .append(f(lx))
-        .append("\" x2=\"")
-        .append(f(lx + 20))
-        .append("\" y1=\"")
-        .append(f(ly - 4))
-        .append("\" y2=\"")
-        .append(f(ly - 4))
-        .append("\" stroke=\"")
-        .append(WAIT)
-        .append("\" stroke-width=\"2\"/>\n");
+    line(
+        sb,
+        "legend-line",
+        f(lx),
+        f(lx + 20),
+        f(ly - 4),
+        f(ly - 4),
+        "stroke=\"" + WAIT + "\" stroke-width=\"2\"");
     text(sb, lx + 24, ly, "start", "legend", "wait before a retry");
     sb.append("</svg>\n");
     return sb.toString();
   }
 
+  /**
+   * A {@code <rect>} of the given class with a title (shown on hover), {@code attributes} (each
+   * with a leading space, or empty) written after the class.
+   */
   private static void rect(
       StringBuilder sb,
       String cls,
+      String attributes,
       double x,
       double y,
       double w,
@@ -559,7 +557,9 @@ final class BatchHtml {
       String title) {
     sb.append("<rect class=\"")
         .append(cls)
-        .append("\" x=\"")
+        .append('"')
+        .append(attributes)
+        .append(" x=\"")
         .append(f(x))
         .append("\" y=\"")
         .append(f(y))
@@ -572,21 +572,6 @@ final class BatchHtml {
         .append("\"><title>")
         .append(Html.escape(title))
         .append("</title></rect>\n");
-  }
-
-  private static void text(
-      StringBuilder sb, double x, double y, String anchor, String cls, String content) {
-    sb.append("<text class=\"")
-        .append(cls)
-        .append("\" x=\"")
-        .append(f(x))
-        .append("\" y=\"")
-        .append(f(y))
-        .append("\" text-anchor=\"")
-        .append(anchor)
-        .append("\">")
-        .append(Html.escape(content))
-        .append("</text>\n");
   }
 
   private static double[] perSecond(long[] counts, double width) {
@@ -613,9 +598,5 @@ final class BatchHtml {
 
   private static String seconds(long nanos) {
     return Format.number(nanos / 1e9);
-  }
-
-  private static String f(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
   }
 }

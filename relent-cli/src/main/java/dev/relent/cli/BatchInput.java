@@ -305,16 +305,7 @@ final class BatchInput {
   }
 
   /** A line of the input read but not parsed yet ({@link Requests#nextLine}). */
-  static final class Line {
-    private final BatchInput in;
-    private final int number;
-    private final String text;
-
-    private Line(BatchInput in, int number, String text) {
-      this.in = in;
-      this.number = number;
-      this.text = text;
-    }
+  record Line(BatchInput in, int number, String text) {
 
     /**
      * Parses the line; thread-safe.

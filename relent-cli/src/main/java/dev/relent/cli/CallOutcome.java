@@ -73,8 +73,7 @@ record CallOutcome(
       return error("fault-not-retried", e.getMessage() + "; not retried");
     } catch (UnresolvedWriteException e) {
       // A keyed write that may have taken effect: not failed; the same key resolves it.
-      Object last = e.lastResult().orElse(null);
-      return new CallOutcome(
+      return ended(
           "unresolved",
           e.getMessage()
               + (withEndpoint
@@ -82,21 +81,9 @@ record CallOutcome(
                       + e.idempotencyKey()
                       + " …)"
                   : ""),
-          last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
-          e.attempts(),
-          bodyOf(last),
-          e.serverWait().orElse(null),
-          e.retryAt().orElse(null));
+          e);
     } catch (RelentException e) {
-      Object last = e.lastResult().orElse(null);
-      return new CallOutcome(
-          e.reason().slug(),
-          e.getMessage(),
-          last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
-          e.attempts(),
-          bodyOf(last),
-          e.serverWait().orElse(null),
-          e.retryAt().orElse(null));
+      return ended(e.reason().slug(), e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return error("interrupted", "interrupted; no further attempt is made");
@@ -158,6 +145,22 @@ record CallOutcome(
   /** Whether a status is an answer the CLI counts as success: 2xx or 3xx. */
   static boolean isSuccess(int status) {
     return status >= 200 && status < 400;
+  }
+
+  /**
+   * A call the executor ended with {@code e}: the last status and body it saw, its attempts, and
+   * the server's wait and the time a retry may be made, when known.
+   */
+  private static CallOutcome ended(String reason, String message, RelentException e) {
+    Object last = e.lastResult().orElse(null);
+    return new CallOutcome(
+        reason,
+        message,
+        last instanceof HttpResponse ? ((HttpResponse<?>) last).statusCode() : -1,
+        e.attempts(),
+        bodyOf(last),
+        e.serverWait().orElse(null),
+        e.retryAt().orElse(null));
   }
 
   private static CallOutcome error(String reason, String message) {

@@ -1,9 +1,7 @@
 package dev.relent.mockserver;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
@@ -74,93 +72,83 @@ final class Admin {
   }
 
   static byte[] journalJson(List<JournalEntry> entries, int capacity, long total) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256 + entries.size() * 256);
-    try (JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
+    return JsonText.bytes(
+        256 + entries.size() * 256, g -> writeJournal(g, entries, capacity, total));
+  }
+
+  private static void writeJournal(
+      JsonGenerator g, List<JournalEntry> entries, int capacity, long total) throws IOException {
+    g.writeStartObject();
+    g.writeNumberField("capacity", capacity);
+    g.writeNumberField("total", total);
+    g.writeNumberField("dropped", Math.max(0, total - entries.size()));
+    g.writeArrayFieldStart("entries");
+    for (JournalEntry e : entries) {
       g.writeStartObject();
-      g.writeNumberField("capacity", capacity);
-      g.writeNumberField("total", total);
-      g.writeNumberField("dropped", Math.max(0, total - entries.size()));
-      g.writeArrayFieldStart("entries");
-      for (JournalEntry e : entries) {
-        g.writeStartObject();
-        g.writeNumberField("sequence", e.sequence());
-        g.writeStringField("arrivedAt", e.arrivedAt().toString());
-        g.writeStringField("remoteAddress", e.remoteAddress());
-        g.writeStringField("method", e.method());
-        g.writeStringField("target", e.target());
-        g.writeObjectFieldStart("headers");
-        for (Map.Entry<String, List<String>> h : e.headers().entrySet()) {
-          g.writeArrayFieldStart(h.getKey());
-          for (String v : h.getValue()) {
-            g.writeString(v);
-          }
-          g.writeEndArray();
+      g.writeNumberField("sequence", e.sequence());
+      g.writeStringField("arrivedAt", e.arrivedAt().toString());
+      g.writeStringField("remoteAddress", e.remoteAddress());
+      g.writeStringField("method", e.method());
+      g.writeStringField("target", e.target());
+      g.writeObjectFieldStart("headers");
+      for (Map.Entry<String, List<String>> h : e.headers().entrySet()) {
+        g.writeArrayFieldStart(h.getKey());
+        for (String v : h.getValue()) {
+          g.writeString(v);
         }
-        g.writeEndObject();
-        g.writeNumberField("bodyBytes", e.bodyBytes());
-        writeNullable(g, "bodySha256", e.bodySha256());
-        writeNullable(g, "endpoint", e.endpoint());
-        g.writeNumberField("step", e.step());
-        g.writeNumberField("status", e.status());
-        writeNullable(g, "fault", e.fault());
-        writeNullable(g, "outcome", e.outcome());
-        g.writeEndObject();
+        g.writeEndArray();
       }
-      g.writeEndArray();
       g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      g.writeNumberField("bodyBytes", e.bodyBytes());
+      JsonText.writeNullable(g, "bodySha256", e.bodySha256());
+      JsonText.writeNullable(g, "endpoint", e.endpoint());
+      g.writeNumberField("step", e.step());
+      g.writeNumberField("status", e.status());
+      JsonText.writeNullable(g, "fault", e.fault());
+      JsonText.writeNullable(g, "outcome", e.outcome());
+      g.writeEndObject();
     }
-    return out.toByteArray();
+    g.writeEndArray();
+    g.writeEndObject();
   }
 
   static byte[] statsJson(MockServerStats s) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(512);
-    try (JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
-      g.writeStartObject();
-      g.writeNumberField("requests", s.requests());
-      g.writeNumberField("active", s.active());
-      g.writeNumberField("peakActive", s.peakActive());
-      g.writeObjectFieldStart("endpoints");
-      for (Map.Entry<String, Long> e : s.requestsPerEndpoint().entrySet()) {
-        g.writeObjectFieldStart(e.getKey());
-        g.writeNumberField("requests", e.getValue());
-        g.writeObjectFieldStart("outcomes");
-        for (Map.Entry<String, Long> o : s.outcomes(e.getKey()).entrySet()) {
-          g.writeNumberField(o.getKey(), o.getValue());
-        }
-        g.writeEndObject();
-        g.writeEndObject();
-      }
-      g.writeEndObject();
-      g.writeObjectFieldStart("resources");
-      for (String name : s.requestsPerEndpoint().keySet()) {
-        if (!s.isResource(name)) {
-          continue;
-        }
-        Map<String, Long> perKey = s.resourcesCreatedPerKey(name);
-        g.writeObjectFieldStart(name);
-        g.writeNumberField("created", s.resourcesCreated(name));
-        g.writeObjectFieldStart("createdPerKey");
-        for (Map.Entry<String, Long> k : perKey.entrySet()) {
-          g.writeNumberField(k.getKey(), k.getValue());
-        }
-        g.writeEndObject();
-        g.writeEndObject();
-      }
-      g.writeEndObject();
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out.toByteArray();
+    return JsonText.bytes(512, g -> writeStats(g, s));
   }
 
-  private static void writeNullable(JsonGenerator g, String name, String value) throws IOException {
-    if (value == null) {
-      g.writeNullField(name);
-    } else {
-      g.writeStringField(name, value);
+  private static void writeStats(JsonGenerator g, MockServerStats s) throws IOException {
+    g.writeStartObject();
+    g.writeNumberField("requests", s.requests());
+    g.writeNumberField("active", s.active());
+    g.writeNumberField("peakActive", s.peakActive());
+    g.writeObjectFieldStart("endpoints");
+    for (Map.Entry<String, Long> e : s.requestsPerEndpoint().entrySet()) {
+      g.writeObjectFieldStart(e.getKey());
+      g.writeNumberField("requests", e.getValue());
+      g.writeObjectFieldStart("outcomes");
+      for (Map.Entry<String, Long> o : s.outcomes(e.getKey()).entrySet()) {
+        g.writeNumberField(o.getKey(), o.getValue());
+      }
+      g.writeEndObject();
+      g.writeEndObject();
     }
+    g.writeEndObject();
+    g.writeObjectFieldStart("resources");
+    for (String name : s.requestsPerEndpoint().keySet()) {
+      if (!s.isResource(name)) {
+        continue;
+      }
+      Map<String, Long> perKey = s.resourcesCreatedPerKey(name);
+      g.writeObjectFieldStart(name);
+      g.writeNumberField("created", s.resourcesCreated(name));
+      g.writeObjectFieldStart("createdPerKey");
+      for (Map.Entry<String, Long> k : perKey.entrySet()) {
+        g.writeNumberField(k.getKey(), k.getValue());
+      }
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+    g.writeEndObject();
+    g.writeEndObject();
   }
 }

@@ -1,7 +1,6 @@
 package dev.relent.mockserver;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -73,11 +72,7 @@ public final class ConcurrentRequestLimit {
    * @throws IllegalArgumentException if {@code retryAfter} is negative
    */
   public ConcurrentRequestLimit withRetryAfter(Duration retryAfter) {
-    Objects.requireNonNull(retryAfter, "retryAfter cannot be null");
-    if (retryAfter.isNegative()) {
-      throw new IllegalArgumentException(
-          "retryAfter must be >= 0: " + retryAfter.toMillis() + " ms");
-    }
+    Durations.nonNegative("retryAfter", retryAfter);
     return new ConcurrentRequestLimit(max, key, status, retryAfter);
   }
 

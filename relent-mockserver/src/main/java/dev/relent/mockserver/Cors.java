@@ -2,7 +2,6 @@ package dev.relent.mockserver;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Cross-origin settings, so that browser code can be tested against the server and can read the
@@ -184,10 +183,7 @@ public final class Cors {
    * @throws IllegalArgumentException if {@code maxAge} is negative
    */
   public Cors withMaxAge(Duration maxAge) {
-    Objects.requireNonNull(maxAge, "maxAge cannot be null");
-    if (maxAge.isNegative()) {
-      throw new IllegalArgumentException("maxAge must be >= 0: " + maxAge.toMillis() + " ms");
-    }
+    Durations.nonNegative("maxAge", maxAge);
     return new Cors(
         true, allowOrigins, allowMethods, allowHeaders, exposeHeaders, maxAge, allowCredentials);
   }

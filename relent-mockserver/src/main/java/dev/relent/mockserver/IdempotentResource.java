@@ -1,12 +1,9 @@
 package dev.relent.mockserver;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.relent.idempotency.IdempotencyHandler;
 import dev.relent.idempotency.IdempotencyRequest;
 import dev.relent.idempotency.IdempotencyResponse;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -207,22 +204,17 @@ final class IdempotentResource {
     long n = created.incrementAndGet();
     String id = settings.idPrefix() + n;
     String key = unquote(rawKey);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + requestBody.length);
-    try (JsonGenerator g = JsonText.FACTORY.createGenerator(out)) {
-      g.writeStartObject();
-      g.writeStringField("id", id);
-      g.writeStringField("createdAt", Instant.ofEpochMilli(nowMillis).toString());
-      if (rawKey == null) {
-        g.writeNullField("idempotencyKey");
-      } else {
-        g.writeStringField("idempotencyKey", key);
-      }
-      g.writeStringField("requestBody", new String(requestBody, StandardCharsets.UTF_8));
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    byte[] json = out.toByteArray();
+    byte[] json =
+        JsonText.bytes(
+            128 + requestBody.length,
+            g -> {
+              g.writeStartObject();
+              g.writeStringField("id", id);
+              g.writeStringField("createdAt", Instant.ofEpochMilli(nowMillis).toString());
+              JsonText.writeNullable(g, "idempotencyKey", key);
+              g.writeStringField("requestBody", new String(requestBody, StandardCharsets.UTF_8));
+              g.writeEndObject();
+            });
     byId.put(id, json);
     synchronized (order) {
       order.addLast(id);

@@ -25,49 +25,20 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class Journal {
 
   /** One request as recorded; fields are as received, redaction is the reader's job. */
-  static final class Record {
-    final long seq;
-    final long arrivedMillis;
-    final String remote;
-    final String method;
-    final String uri;
-    final HttpHeaders headers;
-    final long bodyBytes;
-    final byte[] bodyDigest;
-    final String endpoint;
-    final int step;
-    final int status;
-    final InjectedFault fault;
-    final String outcome;
-
-    Record(
-        long seq,
-        long arrivedMillis,
-        String remote,
-        String method,
-        String uri,
-        HttpHeaders headers,
-        long bodyBytes,
-        byte[] bodyDigest,
-        String endpoint,
-        int step,
-        int status,
-        InjectedFault fault,
-        String outcome) {
-      this.seq = seq;
-      this.arrivedMillis = arrivedMillis;
-      this.remote = remote;
-      this.method = method;
-      this.uri = uri;
-      this.headers = headers;
-      this.bodyBytes = bodyBytes;
-      this.bodyDigest = bodyDigest;
-      this.endpoint = endpoint;
-      this.step = step;
-      this.status = status;
-      this.fault = fault;
-      this.outcome = outcome;
-    }
+  record Record(
+      long seq,
+      long arrivedMillis,
+      String remote,
+      String method,
+      String uri,
+      HttpHeaders headers,
+      long bodyBytes,
+      byte[] bodyDigest,
+      String endpoint,
+      int step,
+      int status,
+      InjectedFault fault,
+      String outcome) {
 
     JournalEntry toEntry(long base, boolean onSystemClock) {
       Map<String, List<String>> hs = new LinkedHashMap<>();
@@ -120,7 +91,7 @@ final class Journal {
   }
 
   void add(Record r) {
-    slots.set((int) (r.seq % capacity), r);
+    slots.set((int) (r.seq() % capacity), r);
   }
 
   /** Records since the last reset, oldest first, at most {@code capacity}. */
@@ -131,7 +102,7 @@ final class Journal {
     List<JournalEntry> out = new ArrayList<>((int) Math.max(0, end - start));
     for (long s = start; s < end; s++) {
       Record r = slots.get((int) (s % capacity));
-      if (r != null && r.seq == s) {
+      if (r != null && r.seq() == s) {
         out.add(r.toEntry(b, onSystemClock));
       }
     }

@@ -205,10 +205,7 @@ public final class Step {
    * @throws IllegalArgumentException if {@code delay} is negative
    */
   public Step withDelay(Duration delay) {
-    Objects.requireNonNull(delay, "delay cannot be null");
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException("delay must be >= 0: " + delay.toMillis() + " ms");
-    }
+    Durations.nonNegative("delay", delay);
     return new Step(
         status, headers, body, json, delay, fault, faultBytes, stallFor, times, create, statusSet);
   }
@@ -250,10 +247,7 @@ public final class Step {
    * @throws IllegalArgumentException if {@code stallFor} is negative
    */
   public Step withStallFor(Duration stallFor) {
-    Objects.requireNonNull(stallFor, "stallFor cannot be null");
-    if (stallFor.isNegative()) {
-      throw new IllegalArgumentException("stallFor must be >= 0: " + stallFor.toMillis() + " ms");
-    }
+    Durations.nonNegative("stallFor", stallFor);
     return new Step(
         status, headers, body, json, delay, fault, faultBytes, stallFor, times, create, statusSet);
   }

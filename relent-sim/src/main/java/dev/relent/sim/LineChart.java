@@ -1,5 +1,9 @@
 package dev.relent.sim;
 
+import static dev.relent.sim.Svg.f;
+import static dev.relent.sim.Svg.line;
+import static dev.relent.sim.Svg.text;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -194,22 +198,7 @@ public final class LineChart {
             : v -> TOP + (1 - (v - fy0) / (fy1 - fy0)) * (HEIGHT - TOP - BOTTOM);
 
     StringBuilder sb = new StringBuilder();
-    sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"")
-        .append(Html.escape(id))
-        .append("\" viewBox=\"0 0 ")
-        .append(WIDTH)
-        .append(' ')
-        .append(HEIGHT)
-        .append("\" preserveAspectRatio=\"xMidYMid meet\" role=\"img\" aria-label=\"")
-        .append(Html.escape(title))
-        .append("\">\n<title>")
-        .append(Html.escape(title))
-        .append("</title>\n");
-    sb.append("<rect x=\"0\" y=\"0\" width=\"")
-        .append(WIDTH)
-        .append("\" height=\"")
-        .append(HEIGHT)
-        .append("\" fill=\"#ffffff\"/>\n");
+    Svg.open(sb, "chart", id, WIDTH, HEIGHT, " preserveAspectRatio=\"xMidYMid meet\"", title);
     text(sb, WIDTH / 2.0 - RIGHT / 2.0 + LEFT / 2.0, 22, "middle", "chart-title", title);
     double plotBottom = HEIGHT - BOTTOM;
     double plotRight = WIDTH - RIGHT;
@@ -335,43 +324,6 @@ public final class LineChart {
   }
 
   /**
-   * A {@code <line>} of the given class with its coordinates and further attributes. A coordinate
-   * is a whole number of the layout, printed as it is, or a computed one already formatted by
-   * {@link #f(double)}.
-   */
-  private static void line(
-      StringBuilder sb, String cls, Object x1, Object x2, Object y1, Object y2, String attributes) {
-    sb.append("<line class=\"")
-        .append(cls)
-        .append("\" x1=\"")
-        .append(x1)
-        .append("\" x2=\"")
-        .append(x2)
-        .append("\" y1=\"")
-        .append(y1)
-        .append("\" y2=\"")
-        .append(y2)
-        .append("\" ")
-        .append(attributes)
-        .append("/>\n");
-  }
-
-  private static void text(
-      StringBuilder sb, double x, double y, String anchor, String cls, String content) {
-    sb.append("<text class=\"")
-        .append(cls)
-        .append("\" x=\"")
-        .append(f(x))
-        .append("\" y=\"")
-        .append(f(y))
-        .append("\" text-anchor=\"")
-        .append(anchor)
-        .append("\">")
-        .append(Html.escape(content))
-        .append("</text>\n");
-  }
-
-  /**
    * Returns round ticks (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi], five to ten of
    * them, as the axes use.
    *
@@ -397,10 +349,6 @@ public final class LineChart {
       out[i] = first + i * step;
     }
     return out;
-  }
-
-  private static String f(double v) {
-    return String.format(Locale.ROOT, "%.1f", v);
   }
 
   /**
