@@ -98,16 +98,7 @@ public final class ServerHint {
   public ServerHint withQuota(long remaining, Duration reset) {
     long resetNanos = toNanos(reset);
     requireRemaining(remaining);
-    return new ServerHint(
-        waitNanos,
-        source,
-        pauseAll,
-        quotaExhausted,
-        resetAt,
-        remaining,
-        resetNanos,
-        policyQuota,
-        policyWindowNanos);
+    return withLimits(remaining, resetNanos, policyQuota, policyWindowNanos);
   }
 
   /**
@@ -150,14 +141,19 @@ public final class ServerHint {
       throw new IllegalArgumentException(
           "quota must be > 0 (the requests the policy allows per window): " + quota);
     }
+    return withLimits(quotaRemaining, quotaResetNanos, quota, windowNanos);
+  }
+
+  /** A copy with the same wait, source and kind, and these quota and policy figures. */
+  private ServerHint withLimits(long remaining, long resetNanos, long quota, long windowNanos) {
     return new ServerHint(
         waitNanos,
         source,
         pauseAll,
         quotaExhausted,
         resetAt,
-        quotaRemaining,
-        quotaResetNanos,
+        remaining,
+        resetNanos,
         quota,
         windowNanos);
   }
