@@ -71,6 +71,10 @@ public final class RedisPacerState implements PacerState {
   private static final byte[] FRESH = bytes("0");
   private static final byte[] SPENT_IF_LOST = bytes("1");
   private static final byte[] SPENT_AFTER_FALLBACK = bytes("2");
+  private static final byte[] NO_INSTANCE = new byte[0];
+
+  /** How often a reservation also refreshes this instance's membership of the fleet. */
+  static final long MEMBERSHIP_REFRESH_NANOS = 1_000_000_000L;
 
   static final Script SCRIPT =
       Script.of(
@@ -143,11 +147,16 @@ public final class RedisPacerState implements PacerState {
             if (spent == '1' and tat == nil) or (spent == '2' and (tat == nil or tat < now)) then
               tat = now + tau
             end
-            local ms = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
-            redis.call('ZADD', KEYS[2], ms, ARGV[6])
-            redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms - 60000)
-            redis.call('PEXPIRE', KEYS[2], 120000)
-            local fleet = redis.call('ZCARD', KEYS[2])
+            -- ARGV[6]: the caller's instance id when it refreshes its membership (about once a
+            -- second), else empty: the fleet is then not counted (-1).
+            local fleet = -1
+            if ARGV[6] ~= '' then
+              local ms = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
+              redis.call('ZADD', KEYS[2], ms, ARGV[6])
+              redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms - 60000)
+              redis.call('PEXPIRE', KEYS[2], 120000)
+              fleet = redis.call('ZCARD', KEYS[2])
+            end
             local start = now
             if paused and paused > start then start = paused end
             if tat and tat - tau > start then start = tat - tau end
@@ -200,8 +209,14 @@ public final class RedisPacerState implements PacerState {
   /** Whether this instance used its fallback since its last reservation on Redis. */
   private volatile boolean afterFallback;
 
-  /** The processes seen reserving on this schedule in the last minute, at the last reservation. */
+  /**
+   * The processes seen reserving on this schedule in the last minute, at the last reservation that
+   * refreshed this instance's membership.
+   */
   private volatile int fleet = 1;
+
+  /** When this instance last refreshed its membership of the fleet, in its ticker's time. */
+  private volatile long membershipAt = Long.MIN_VALUE;
 
   /** The latest end of a pause this instance sent or read, in its ticker's time. */
   private volatile long knownPause = Long.MIN_VALUE;
@@ -272,6 +287,11 @@ public final class RedisPacerState implements PacerState {
   private long reserveOnRedis(
       long nowNanos, long intervalNanos, long toleranceNanos, long maxWaitNanos) {
     byte[] spent = afterFallback ? SPENT_AFTER_FALLBACK : reservedOnRedis ? SPENT_IF_LOST : FRESH;
+    // The membership of the fleet is refreshed about once a second, not at every decision: four
+    // commands of the script's eight.
+    long readAt = ticker.read();
+    boolean refresh =
+        membershipAt == Long.MIN_VALUE || readAt - membershipAt >= MEMBERSHIP_REFRESH_NANOS;
     List<Object> reply =
         redis.runOn(
             SCRIPT,
@@ -282,8 +302,12 @@ public final class RedisPacerState implements PacerState {
             number(toleranceNanos),
             number(maxWaitNanos),
             spent,
-            instance);
-    fleet = (int) Math.min(Integer.MAX_VALUE, (Long) reply.get(4));
+            refresh ? instance : NO_INSTANCE);
+    long seen = (Long) reply.get(4);
+    if (seen >= 0) {
+      fleet = (int) Math.min(Integer.MAX_VALUE, seen);
+      membershipAt = readAt;
+    }
     long wait = saturated((Long) reply.get(1));
     if ((Long) reply.get(0) == 0) {
       return -wait;
@@ -454,8 +478,9 @@ public final class RedisPacerState implements PacerState {
 
   /**
    * Returns the processes seen reserving on this schedule in the last minute, as Redis counted them
-   * at this instance's last reservation: the {@code n} of the fallback's {@code 1/n} share, unless
-   * the declared expected instances are more.
+   * when this instance last refreshed its membership (its first reservation, then at most once a
+   * second): the {@code n} of the fallback's {@code 1/n} share, unless the declared expected
+   * instances are more.
    *
    * @return &ge; 1
    */
