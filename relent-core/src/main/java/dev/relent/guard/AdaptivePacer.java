@@ -295,6 +295,14 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     return allRemembered && startsAfter(from) < used;
   }
 
+  /**
+   * The window another caller is reckoned in (the headroom's hold, one excused refusal): the
+   * policy's, else the last quota reading's reset. Under the lock.
+   */
+  private long othersWindowNanos() {
+    return policyWindowNanos > 0 ? policyWindowNanos : quotaResetNanos;
+  }
+
   /** How long the headroom for another caller holds once it is seen: that many windows. */
   private static long holdFor(long windowNanos) {
     return windowNanos > Long.MAX_VALUE / SHARED_QUOTA_HOLD
@@ -434,7 +442,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
         && policyQuota < Long.MAX_VALUE
         && othersSpent(sentAtNanos, policyQuota + 1)) {
       // Refused before this pacer spent the policy's quota (the refused start is its own too).
-      othersSeen(nowNanos, holdFor(policyWindowNanos > 0 ? policyWindowNanos : quotaResetNanos));
+      othersSeen(nowNanos, holdFor(othersWindowNanos()));
       return headroomAt(nowNanos);
     }
     long readAt = quotaSentAt;
@@ -468,7 +476,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
    * say that the limit is lower than stated, and the controller lowers the rate. Under the lock.
    */
   private boolean excuse(long nowNanos) {
-    long window = policyWindowNanos > 0 ? policyWindowNanos : quotaResetNanos;
+    long window = othersWindowNanos();
     if (window <= 0 || (lastExcused != NEVER && nowNanos - lastExcused < window)) {
       return false;
     }
