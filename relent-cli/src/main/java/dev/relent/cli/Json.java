@@ -2,6 +2,11 @@ package dev.relent.cli;
 
 /** The one piece of JSON writing the CLI needs without a library: string quoting. */
 final class Json {
+  /** The characters with a short escape, and the letter each is written with after a backslash. */
+  private static final String SHORT = "\"\\\n\r\t";
+
+  private static final String LETTER = "\"\\nrt";
+
   private Json() {}
 
   /** Quotes a string as a JSON string literal, escaping what RFC 8259 requires. */
@@ -9,28 +14,13 @@ final class Json {
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      switch (c) {
-        case '"':
-          b.append("\\\"");
-          break;
-        case '\\':
-          b.append("\\\\");
-          break;
-        case '\n':
-          b.append("\\n");
-          break;
-        case '\r':
-          b.append("\\r");
-          break;
-        case '\t':
-          b.append("\\t");
-          break;
-        default:
-          if (c < 0x20) {
-            b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
+      int e = SHORT.indexOf(c);
+      if (e >= 0) {
+        b.append('\\').append(LETTER.charAt(e));
+      } else if (c < 0x20) {
+        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        b.append(c);
       }
     }
     return b.append('"').toString();

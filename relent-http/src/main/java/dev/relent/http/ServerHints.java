@@ -759,7 +759,11 @@ public final class ServerHints {
 
   /** A non-negative integer of ASCII digits, saturating; -1 if invalid. */
   private static long integer(String value) {
-    String s = trim(value);
+    return digits(trim(value));
+  }
+
+  /** {@code s}, 1 to 30 ASCII digits, as a number, saturating; -1 if invalid. */
+  private static long digits(String s) {
     if (s.isEmpty() || s.length() > 30) {
       return -1;
     }
@@ -783,26 +787,12 @@ public final class ServerHints {
     int dot = s.indexOf('.');
     String whole = dot < 0 ? s : s.substring(0, dot);
     String fraction = dot < 0 ? "" : s.substring(dot + 1);
-    if (whole.isEmpty() || (dot >= 0 && fraction.isEmpty()) || fraction.length() > 30) {
-      return -1;
-    }
     long seconds = integer(whole);
-    if (seconds < 0) {
+    if (seconds < 0 || (dot >= 0 && digits(fraction) < 0)) {
       return -1;
     }
-    long nanos = 0;
-    for (int i = 0; i < fraction.length(); i++) {
-      char c = fraction.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      if (i < 9) {
-        nanos = nanos * 10 + (c - '0');
-      }
-    }
-    for (int i = fraction.length(); i < 9; i++) {
-      nanos *= 10;
-    }
+    // Nanoseconds are the first nine digits of the fraction, padded with zeros.
+    long nanos = dot < 0 ? 0 : Long.parseLong((fraction + "000000000").substring(0, 9));
     if (seconds > (Long.MAX_VALUE - nanos) / NANOS_PER_SECOND) {
       return Long.MAX_VALUE;
     }

@@ -215,6 +215,16 @@ class ServerHintsTest {
         .isEqualTo(Duration.ofMillis(90_500));
     assertThat(read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1.25").waitTime())
         .isEqualTo(Duration.ofMillis(1250));
+    // Decimal seconds: a fraction's digits past the ninth are dropped; a dot needs digits on both
+    // sides, and nothing but digits.
+    assertThat(
+            read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "2.0000000019").waitTime())
+        .isEqualTo(Duration.ofNanos(2_000_000_001));
+    for (String bad : new String[] {"1.", ".5", "1.2x", "1.-2", "1." + "0".repeat(31)}) {
+      assertThat(read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", bad))
+          .as(bad)
+          .isNull();
+    }
     // An epoch is measured against the server's Date (skew cancelled).
     assertThat(
             read(

@@ -95,22 +95,14 @@ public enum IdempotencyProblem {
     StringBuilder out = new StringBuilder(s.length() + 8);
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      switch (c) {
-        case '"':
-          out.append("\\\"");
-          break;
-        case '\\':
-          out.append("\\\\");
-          break;
-        case '\n':
-          out.append("\\n");
-          break;
-        default:
-          if (c < 0x20) {
-            out.append("\\u00").append(HEX.charAt(c >> 4)).append(HEX.charAt(c & 0xF));
-          } else {
-            out.append(c);
-          }
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c == '\n') {
+        out.append("\\n");
+      } else if (c < 0x20) {
+        out.append("\\u00").append(HEX.charAt(c >> 4)).append(HEX.charAt(c & 0xF));
+      } else {
+        out.append(c);
       }
     }
     return out.toString();

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntFunction;
 
 /**
  * The meters events feed, made on first use and cached by their tags in fixed arrays, so that an
@@ -26,6 +27,11 @@ final class EventMeters {
 
   /** The slot of the calls that succeeded; a failure's slot is 1 + its reason's ordinal. */
   private static final int SUCCESS = 0;
+
+  /** The slots of {@link #waits}. */
+  private static final int RETRY_WAIT = 0;
+
+  private static final int PACER_WAIT = 1;
 
   private final MeterRegistry registry;
   private final Tags tags;
@@ -44,8 +50,15 @@ final class EventMeters {
   private final AtomicReferenceArray<Timer> attemptTimers =
       new AtomicReferenceArray<>(2 * VERDICTS.length);
 
-  private volatile Timer retryWait;
-  private volatile Timer pacerWait;
+  /** {@link #RETRY_WAIT}, {@link #PACER_WAIT}. */
+  private final AtomicReferenceArray<Timer> waits = new AtomicReferenceArray<>(2);
+
+  // The meters' makers, bound once so that an event allocates nothing.
+  private final IntFunction<Counter> newCallCounter = this::newCallCounter;
+  private final IntFunction<Timer> newCallTimer = this::newCallTimer;
+  private final IntFunction<Counter> newAttemptCounter = this::newAttemptCounter;
+  private final IntFunction<Timer> newAttemptTimer = this::newAttemptTimer;
+  private final IntFunction<Timer> newWaitTimer = this::newWaitTimer;
 
   EventMeters(MeterRegistry registry, Tags tags) {
     this.registry = registry;
@@ -62,23 +75,24 @@ final class EventMeters {
    * @return whether the event ended a call
    */
   boolean record(RelentEvent<?> event) {
+    int retry = event.isRetry() ? 1 : 0;
     switch (event.type()) {
       case ATTEMPT_STARTED:
-        attemptCounter(event.isRetry() ? 1 : 0).increment();
+        meter(attempts, retry, newAttemptCounter).increment();
         return false;
       case ATTEMPT:
         {
           Verdict verdict = event.verdict().orElse(null);
           int v = verdict == null ? Verdict.Kind.ABORT.ordinal() : verdict.kind().ordinal();
-          attemptTimer((event.isRetry() ? 1 : 0) * VERDICTS.length + v)
+          meter(attemptTimers, retry * VERDICTS.length + v, newAttemptTimer)
               .record(event.attemptDurationNanos(), TimeUnit.NANOSECONDS);
           return false;
         }
       case RETRY:
-        retryWait().record(event.waitNanos(), TimeUnit.NANOSECONDS);
+        meter(waits, RETRY_WAIT, newWaitTimer).record(event.waitNanos(), TimeUnit.NANOSECONDS);
         return false;
       case PACED:
-        pacerWait().record(event.waitNanos(), TimeUnit.NANOSECONDS);
+        meter(waits, PACER_WAIT, newWaitTimer).record(event.waitNanos(), TimeUnit.NANOSECONDS);
         return false;
       case SUCCESS:
         endCall(SUCCESS, event);
@@ -98,92 +112,69 @@ final class EventMeters {
   }
 
   private void endCall(int slot, RelentEvent<?> event) {
-    int i = slot * 2 + (event.attempt() > 1 ? 1 : 0);
-    Counter c = calls.get(i);
-    if (c == null) {
-      c = newCallCounter(slot, event.attempt() > 1);
-      calls.set(i, c);
-    }
-    c.increment();
-    int outcome = slot == SUCCESS ? 0 : 1;
-    Timer t = callTimers.get(outcome);
-    if (t == null) {
-      t =
-          Timer.builder("relent.call.duration")
-              .description(
-                  "Time from an operation's start to its end, its retries and waits included")
-              .tags(tags)
-              .tag("outcome", outcome == 0 ? "success" : "failure")
-              .register(registry);
-      callTimers.set(outcome, t);
-    }
-    t.record(event.elapsedNanos(), TimeUnit.NANOSECONDS);
+    meter(calls, slot * 2 + (event.isRetry() ? 1 : 0), newCallCounter).increment();
+    meter(callTimers, slot == SUCCESS ? 0 : 1, newCallTimer)
+        .record(event.elapsedNanos(), TimeUnit.NANOSECONDS);
   }
 
-  private Counter newCallCounter(int slot, boolean retried) {
+  /** The meter in slot {@code i}, made by {@code make} on first use. */
+  private static <M> M meter(AtomicReferenceArray<M> slots, int i, IntFunction<M> make) {
+    M m = slots.get(i);
+    if (m == null) {
+      m = make.apply(i);
+      slots.set(i, m);
+    }
+    return m;
+  }
+
+  /** Slot {@code i} of {@link #calls}: (1 + reason) × 2 + retried. */
+  private Counter newCallCounter(int i) {
+    int slot = i / 2;
     return Counter.builder("relent.calls")
         .description("Operations that ended, by outcome and give-up reason")
         .baseUnit("calls")
         .tags(tags)
         .tag("outcome", slot == SUCCESS ? "success" : "failure")
         .tag("reason", slot == SUCCESS ? RelentMetrics.NONE : REASONS[slot - 1].slug())
-        .tag("retried", Boolean.toString(retried))
+        .tag("retried", Boolean.toString(i % 2 == 1))
         .register(registry);
   }
 
-  private Counter attemptCounter(int kind) {
-    Counter c = attempts.get(kind);
-    if (c == null) {
-      c =
-          Counter.builder("relent.attempts")
-              .description("Attempts started: first attempts and retries")
-              .baseUnit("attempts")
-              .tags(tags)
-              .tag("kind", kind == 0 ? "first" : "retry")
-              .register(registry);
-      attempts.set(kind, c);
-    }
-    return c;
+  private Timer newCallTimer(int outcome) {
+    return Timer.builder("relent.call.duration")
+        .description("Time from an operation's start to its end, its retries and waits included")
+        .tags(tags)
+        .tag("outcome", outcome == 0 ? "success" : "failure")
+        .register(registry);
   }
 
-  private Timer attemptTimer(int i) {
-    Timer t = attemptTimers.get(i);
-    if (t == null) {
-      t =
-          Timer.builder("relent.attempt.duration")
-              .description("Time each attempt took, by kind and by the verdict on its outcome")
-              .tags(tags)
-              .tag("kind", i / VERDICTS.length == 0 ? "first" : "retry")
-              .tag("verdict", VERDICTS[i % VERDICTS.length].name().toLowerCase(Locale.ROOT))
-              .register(registry);
-      attemptTimers.set(i, t);
-    }
-    return t;
+  private Counter newAttemptCounter(int kind) {
+    return Counter.builder("relent.attempts")
+        .description("Attempts started: first attempts and retries")
+        .baseUnit("attempts")
+        .tags(tags)
+        .tag("kind", kind == 0 ? "first" : "retry")
+        .register(registry);
   }
 
-  private Timer retryWait() {
-    Timer t = retryWait;
-    if (t == null) {
-      t =
-          Timer.builder("relent.retry.wait")
-              .description("Wait chosen before each retry: backoff, or the server's hint")
-              .tags(tags)
-              .register(registry);
-      retryWait = t;
-    }
-    return t;
+  /** Slot {@code i} of {@link #attemptTimers}: kind × verdict. */
+  private Timer newAttemptTimer(int i) {
+    return Timer.builder("relent.attempt.duration")
+        .description("Time each attempt took, by kind and by the verdict on its outcome")
+        .tags(tags)
+        .tag("kind", i / VERDICTS.length == 0 ? "first" : "retry")
+        .tag("verdict", VERDICTS[i % VERDICTS.length].name().toLowerCase(Locale.ROOT))
+        .register(registry);
   }
 
-  private Timer pacerWait() {
-    Timer t = pacerWait;
-    if (t == null) {
-      t =
-          Timer.builder("relent.pacer.wait")
-              .description("Wait before a start that a pacer or a scope's pause asked for")
-              .tags(tags)
-              .register(registry);
-      pacerWait = t;
-    }
-    return t;
+  private Timer newWaitTimer(int which) {
+    boolean retry = which == RETRY_WAIT;
+    return Timer.builder(retry ? "relent.retry.wait" : "relent.pacer.wait")
+        .description(
+            retry
+                ? "Wait chosen before each retry: backoff, or the server's hint"
+                : "Wait before a start that a pacer or a scope's pause asked for")
+        .tags(tags)
+        .register(registry);
   }
 }
