@@ -181,9 +181,11 @@ public interface CircuitBreaker {
    *
    * @param from the state before
    * @param to the state after
-   * @param atNanos the ticker reading of the call that made it
+   * @param at when the call that made it was measured, on the clock of the breaker's {@linkplain
+   *     Builder#withTime time source} (exact when that source is the executor's, as its javadoc
+   *     asks)
    */
-  record Transition(State from, State to, long atNanos) {}
+  record Transition(State from, State to, Instant at) {}
 
   /**
    * A snapshot of a breaker.

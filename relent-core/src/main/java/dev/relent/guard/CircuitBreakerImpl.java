@@ -196,7 +196,9 @@ final class CircuitBreakerImpl implements CircuitBreaker {
     if (change == null) {
       return false;
     }
-    pending.add(new Transition(State.of(change.from()), State.of(change.to()), nowNanos));
+    // The call's ticker reading, as an instant of the clock: now, less the time since it.
+    Instant at = time.clock().instant().minusNanos(time.ticker().read() - nowNanos);
+    pending.add(new Transition(State.of(change.from()), State.of(change.to()), at));
     return true;
   }
 

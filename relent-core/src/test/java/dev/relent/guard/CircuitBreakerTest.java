@@ -28,6 +28,10 @@ class CircuitBreakerTest {
   private static final long S = 1_000_000_000L;
 
   private final List<Transition> events = new CopyOnWriteArrayList<>();
+
+  /** The time source of the breakers whose transitions are checked; it never moves. */
+  private static final ManualTime STILL = new ManualTime();
+
   private final List<Tracked> tracked = new ArrayList<>();
 
   /** A breaker and what the invariant check needs to know about it. */
@@ -56,6 +60,7 @@ class CircuitBreakerTest {
             .withMinimumCalls(4)
             .withOpenDuration(Duration.ofNanos(D))
             .withHalfOpenProbes(2)
+            .withTime(STILL)
             .onStateChange(events::add)
             .build(),
         50,
@@ -203,7 +208,7 @@ class CircuitBreakerTest {
                 succeeded));
     assertThat(events.subList(before, events.size())).hasSize(transitions);
     if (transitions == 1) {
-      assertThat(events.get(before)).isEqualTo(new Transition(stateOf(setup), expected, at));
+      assertThat(events.get(before)).isEqualTo(transition(stateOf(setup), expected, at));
     }
     if (expected == OPEN) {
       // A new open period starts at the event.
@@ -399,6 +404,7 @@ class CircuitBreakerTest {
             CircuitBreaker.builder()
                 .withTimeWindow(Duration.ofSeconds(10))
                 .withMinimumCalls(4)
+                .withTime(STILL)
                 .onStateChange(events::add)
                 .build(),
             50,
@@ -415,7 +421,7 @@ class CircuitBreakerTest {
     outcomes(cb, 19 * S + S / 2, "F");
 
     assertThat(cb.metrics(19 * S + S / 2)).isEqualTo(new Metrics(OPEN, 4, 2, 50.0, 0, 0));
-    assertThat(events).containsExactly(new Transition(CLOSED, OPEN, 19 * S + S / 2));
+    assertThat(events).containsExactly(transition(CLOSED, OPEN, 19 * S + S / 2));
     t.lastNow = 19 * S + S / 2;
   }
 
@@ -451,9 +457,9 @@ class CircuitBreakerTest {
 
     assertThat(cb.tryAcquirePermission(100)).isEqualTo(D);
     assertThat(cb.tryAcquirePermission(100 + D - 1)).isEqualTo(1);
-    assertThat(events).containsExactly(new Transition(CLOSED, OPEN, 100));
+    assertThat(events).containsExactly(transition(CLOSED, OPEN, 100));
     assertThat(cb.tryAcquirePermission(100 + D)).isZero();
-    assertThat(events).endsWith(new Transition(OPEN, HALF_OPEN, 100 + D));
+    assertThat(events).endsWith(transition(OPEN, HALF_OPEN, 100 + D));
     cb.releasePermission();
     t.lastNow = 100 + D;
   }
@@ -491,9 +497,9 @@ class CircuitBreakerTest {
     assertThat(cb.state(D + 8)).isEqualTo(CLOSED);
     assertThat(events)
         .containsExactly(
-            new Transition(CLOSED, OPEN, 0),
-            new Transition(OPEN, HALF_OPEN, D),
-            new Transition(HALF_OPEN, CLOSED, D + 7));
+            transition(CLOSED, OPEN, 0),
+            transition(OPEN, HALF_OPEN, D),
+            transition(HALF_OPEN, CLOSED, D + 7));
     t.lastNow = D + 8;
   }
 
@@ -515,10 +521,10 @@ class CircuitBreakerTest {
     assertThat(cb.metrics(2 * D + 10)).isEqualTo(new Metrics(HALF_OPEN, 4, 4, 100.0, 0, 0));
     assertThat(events)
         .containsExactly(
-            new Transition(CLOSED, OPEN, 0),
-            new Transition(OPEN, HALF_OPEN, D),
-            new Transition(HALF_OPEN, OPEN, D + 10),
-            new Transition(OPEN, HALF_OPEN, 2 * D + 10));
+            transition(CLOSED, OPEN, 0),
+            transition(OPEN, HALF_OPEN, D),
+            transition(HALF_OPEN, OPEN, D + 10),
+            transition(OPEN, HALF_OPEN, 2 * D + 10));
     t.lastNow = 2 * D + 10;
   }
 
@@ -557,17 +563,18 @@ class CircuitBreakerTest {
             .withMinimumCalls(1)
             .withOpenDuration(Duration.ofNanos(D))
             .withHalfOpenProbes(1)
+            .withTime(STILL)
             .onStateChange(
                 tr -> {
-                  if (tr.atNanos() == 0) {
+                  if (nanosOf(tr) == 0) {
                     throw new IllegalStateException("a listener bug, logged and ignored");
                   }
                 })
             .onStateChange(
                 tr -> {
                   // Calling back into the breaker from a listener neither deadlocks nor recurses.
-                  seen.add(tr.from() + ">" + tr.to() + "@" + tr.atNanos());
-                  seen.add("now " + self[0].state(tr.atNanos()));
+                  seen.add(tr.from() + ">" + tr.to() + "@" + nanosOf(tr));
+                  seen.add("now " + self[0].state(nanosOf(tr)));
                 })
             .build();
     self[0] = cb;
@@ -683,6 +690,7 @@ class CircuitBreakerTest {
                 .withMinimumCalls(5)
                 .withOpenDuration(Duration.ofNanos(50))
                 .withHalfOpenProbes(3)
+                .withTime(STILL)
                 .onStateChange(events::add)
                 .build(),
             50,
@@ -739,6 +747,7 @@ class CircuitBreakerTest {
         .withOpenDuration(Duration.ofNanos(D))
         .withHalfOpenProbes(2)
         .withState(state)
+        .withTime(STILL)
         .onStateChange(heard::add)
         .build();
   }
@@ -746,6 +755,7 @@ class CircuitBreakerTest {
   @Test
   void inspectionReadsTheBreakersOwnTimeSourceAndTellsWhenTheNextProbeMayGo() {
     ManualTime time = new ManualTime();
+    List<Transition> heard = new ArrayList<>();
     CircuitBreaker cb =
         CircuitBreaker.builder()
             .withMinimumCalls(2)
@@ -753,12 +763,14 @@ class CircuitBreakerTest {
             .withHalfOpenProbes(1)
             .withTimeWindow(Duration.ofSeconds(10))
             .withTime(time)
+            .onStateChange(heard::add)
             .build();
     assertThat(cb.state()).isEqualTo(CLOSED);
     assertThat(cb.nextProbeIn()).isEmpty();
     assertThat(cb.openUntil()).isEmpty();
     cb.onFailure(0);
     cb.onFailure(0);
+    assertThat(heard).containsExactly(new Transition(CLOSED, OPEN, ManualTime.START));
 
     time.advance(Duration.ofSeconds(10));
     assertThat(cb.state()).isEqualTo(OPEN);
@@ -770,6 +782,8 @@ class CircuitBreakerTest {
     time.advance(Duration.ofSeconds(20));
     assertThat(cb.nextProbeIn()).isEmpty();
     assertThat(cb.state()).isEqualTo(HALF_OPEN);
+    // The transition is dated by the clock, not reported as a ticker reading.
+    assertThat(heard).endsWith(new Transition(OPEN, HALF_OPEN, ManualTime.START.plusSeconds(30)));
     assertThat(cb.metrics().probesInFlight()).isZero();
     assertThat(cb)
         .hasToString(
@@ -806,9 +820,9 @@ class CircuitBreakerTest {
 
     assertThat(a.metrics(D + 2)).isEqualTo(new Metrics(CLOSED, 0, 0, 0.0, 0, 0));
     // Each breaker tells its listeners of the transitions its own calls made.
-    assertThat(heardByA).containsExactly(new Transition(OPEN, HALF_OPEN, D));
+    assertThat(heardByA).containsExactly(transition(OPEN, HALF_OPEN, D));
     assertThat(heardByB)
-        .containsExactly(new Transition(CLOSED, OPEN, 0), new Transition(HALF_OPEN, CLOSED, D + 2));
+        .containsExactly(transition(CLOSED, OPEN, 0), transition(HALF_OPEN, CLOSED, D + 2));
     assertThat(a)
         .hasToString(
             "CircuitBreaker[CLOSED, failureRateThreshold=50.0 %, window=10 calls, minimumCalls=4,"
@@ -918,5 +932,15 @@ class CircuitBreakerTest {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** A transition made by a call measured at ticker reading {@code atNanos}. */
+  private static Transition transition(State from, State to, long atNanos) {
+    return new Transition(from, to, ManualTime.START.plusNanos(atNanos));
+  }
+
+  /** The ticker reading of the call that made a transition of a breaker on {@link #STILL}. */
+  private static long nanosOf(Transition transition) {
+    return Duration.between(ManualTime.START, transition.at()).toNanos();
   }
 }
