@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -87,6 +86,7 @@ class BatchCommandTest {
       Path in = write("in.jsonl", reads(server, "/items/", 10));
       Path out = dir.resolve("out.jsonl");
 
+      long before = System.currentTimeMillis();
       CliRun run =
           batch(
               "batch",
@@ -101,16 +101,16 @@ class BatchCommandTest {
       assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
       List<Long> t = arrivals(server);
       assertThat(t).hasSize(10);
-      List<Long> gaps = new ArrayList<>();
-      for (int i = 1; i < t.size(); i++) {
-        gaps.add(t.get(i) - t.get(i - 1));
+      // One start every 100 ms from the run's start: the server sees request i no sooner than
+      // i intervals after the command began. Only a lower bound holds on a busy machine: a request
+      // that opens a connection, or a thread that wakes late, arrives late and shortens the gap
+      // after it (the spacing itself is tested on virtual time, in the pacer's tests). The slack
+      // is the clock's millisecond.
+      for (int i = 0; i < t.size(); i++) {
+        assertThat(t.get(i) - before)
+            .as("arrival %d of %s", i, t)
+            .isGreaterThanOrEqualTo(i * 100L - 2);
       }
-      // one start every 100 ms: 9 intervals. The first request also opens a connection, so it may
-      // arrive late; a thread that wakes late shortens one gap, not the run.
-      assertThat(t.get(9) - t.get(0)).isGreaterThanOrEqualTo(820);
-      Collections.sort(gaps);
-      assertThat(gaps.get(gaps.size() / 2)).isBetween(90L, 160L);
-      assertThat(gaps.get(0)).as("no burst: %s", gaps).isGreaterThanOrEqualTo(40);
       List<JsonNode> results = results(out);
       assertThat(results).hasSize(10);
       assertThat(results)
