@@ -26,11 +26,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
  * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
- * future is completed after the lock is released, so that user callbacks never run under the lock;
- * a callback that releases does not recurse, the loop already running on its thread completes the
- * next grant. If that completion fails because the future was already cancelled or completed, the
- * slot is granted again, so it is never leaked. Cancelling a queued future unlinks it through a
- * {@code whenComplete} callback.
+ * future is completed after the lock is released, so that user callbacks never run under the lock,
+ * by the thread that granted it, before that thread returns or sleeps (a thread about to wait for a
+ * slot of its own lets go of the lock to complete them first); a callback that releases does not
+ * recurse, the loop already running on its thread completes the next grant. If that completion
+ * fails because the future was already cancelled or completed, the slot is granted again, so it is
+ * never leaked. Cancelling a queued future unlinks it through a {@code whenComplete} callback.
  *
  * <p>Permits: the queue works on slots ({@link #tryAcquireSlot()}, {@link #releaseSlot()}, the
  * executor's allocation-free pair); a {@link SlotPermit} wraps one slot and gives it back on its
@@ -137,6 +138,18 @@ abstract class SlotQueue implements ConcurrencyLimit {
       long remaining = timeoutNanos;
       try {
         while (!waiter.granted) {
+          if (toComplete) {
+            // Futures this thread granted are completed before it sleeps: their callers hold a
+            // slot, and would otherwise wait for this thread to wake up, which may be never.
+            toComplete = false;
+            lock.unlock();
+            try {
+              completeGranted();
+            } finally {
+              lock.lock();
+            }
+            continue;
+          }
           if (remaining <= 0) {
             unlink(waiter);
             return null;

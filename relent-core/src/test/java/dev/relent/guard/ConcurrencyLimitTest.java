@@ -426,6 +426,32 @@ class ConcurrencyLimitTest {
     assertThat(limit.available()).isEqualTo(1);
   }
 
+  @Test
+  void aThreadThatTakesASlotForAFutureCompletesItBeforeItWaitsItself() throws Exception {
+    // The interleaving: a future waits; its slot is freed into the state without a hand-off (as a
+    // lock-free release that raced with the future being queued leaves it); then a thread comes to
+    // acquire, takes that slot for the future at the head of the queue, and must wait itself. The
+    // future's caller holds the slot from then on, so the thread completes the future before it
+    // sleeps, or both would wait for each other for ever.
+    ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
+    ConcurrencyLimit limit = new LocalConcurrencyLimit(1, inMemory);
+    limits.add(limit);
+    assertThat(limit.tryAcquireSlot()).isTrue();
+    CompletableFuture<Permit> first = limit.acquireAsync();
+    assertThat(first).isNotDone();
+    inMemory.release(); // the slot is back in the state, and nobody was handed it
+
+    AtomicReference<Object> second = new AtomicReference<>();
+    Thread thread = thread(second, () -> acquireSlot(limit, Long.MAX_VALUE));
+
+    assertThat(first).succeedsWithin(Duration.ofSeconds(30));
+    awaitWaiting(limit, 1);
+    first.join().release();
+    thread.join();
+    assertThat(second.get()).isEqualTo(true);
+    limit.releaseSlot();
+  }
+
   private static void awaitLatch(CountDownLatch latch) {
     try {
       if (!latch.await(30, TimeUnit.SECONDS)) {
