@@ -72,11 +72,14 @@ public interface ConcurrencyLimit {
   /**
    * Takes a slot when one is free, without blocking a thread. The future completes with a permit
    * once a slot is granted: at once if one is free (a new, already completed future), otherwise on
-   * the thread that releases a slot. Cancelling this future, or completing it in any other way,
-   * before the slot is granted removes the waiter; a slot granted to a future that was completed by
-   * someone else at the same moment is passed on, never leaked. If {@code cancel} returns false,
-   * the slot was granted first and the future holds its permit, to be released as usual. Cancelling
-   * a future derived from it (such as {@code thenApply}) does not remove the waiter.
+   * the thread whose call on this limit hands it a slot, before that call returns or blocks:
+   * usually the one that releases a slot, but any call that finds a slot free for the queue (one
+   * freed by another process sharing the state, say) may be it. Cancelling this future, or
+   * completing it in any other way, before the slot is granted removes the waiter; a slot granted
+   * to a future that was completed by someone else at the same moment is passed on, never leaked.
+   * If {@code cancel} returns false, the slot was granted first and the future holds its permit, to
+   * be released as usual. Cancelling a future derived from it (such as {@code thenApply}) does not
+   * remove the waiter.
    *
    * @return a future that completes with a permit when the caller holds a slot
    */
