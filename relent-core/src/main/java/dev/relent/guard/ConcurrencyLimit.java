@@ -2,6 +2,7 @@ package dev.relent.guard;
 
 import dev.relent.internal.Nanos;
 import dev.relent.spi.ConcurrencyLimitState;
+import dev.relent.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -184,12 +185,14 @@ public interface ConcurrencyLimit {
      * this limit notices it when one of its waiters polls the state. Every local call ({@code
      * tryAcquire}, {@code acquire}, {@code acquireAsync}, a permit's {@code release}) first polls
      * for the waiters, and a thread blocked in {@link ConcurrencyLimit#acquire(Duration)} also
-     * polls every {@linkplain #withPollInterval poll interval}; an asynchronous waiter has no
-     * thread of its own, so in a process with no other activity it waits until its caller gives up
-     * (the executor cancels it at the deadline). Waiters are first come, first served within this
-     * process only, and a free slot can sit unused for up to a poll interval. Each poll, acquire
-     * and release is one operation on the state, made while holding this limit's lock: for a remote
-     * state, one round trip at a time per limit.
+     * polls every {@linkplain #withPollInterval poll interval}. An asynchronous waiter has no
+     * thread of its own: while one is queued, the {@linkplain Scheduler#system() system scheduler}
+     * polls every poll interval, and completes the futures it grants on its thread. A poll that
+     * fails (the state cannot be reached) is tried again at the next interval, and the first
+     * failure of a run is logged as a warning through {@link System.Logger}. Waiters are first
+     * come, first served within this process only, and a free slot can sit unused for up to a poll
+     * interval. Each poll, acquire and release is one operation on the state, made while holding
+     * this limit's lock: for a remote state, one round trip at a time per limit.
      *
      * @param state where the count lives
      * @return this builder
@@ -201,9 +204,10 @@ public interface ConcurrencyLimit {
     }
 
     /**
-     * Sets how often a thread blocked in {@link ConcurrencyLimit#acquire(Duration)} asks a state
-     * given with {@link #withState} for a slot freed by another process; default 10 ms. Unused with
-     * the default private state, where every release is local.
+     * Sets how often a waiter (a thread blocked in {@link ConcurrencyLimit#acquire(Duration)}, or
+     * the scheduler for asynchronous waiters) asks a state given with {@link #withState} for a slot
+     * freed by another process; default 10 ms. Unused with the default private state, where every
+     * release is local.
      *
      * @param interval &gt; 0
      * @return this builder
@@ -227,7 +231,7 @@ public interface ConcurrencyLimit {
       }
       return state == null
           ? new LocalConcurrencyLimit(maxConcurrent, ConcurrencyLimitState.inMemory())
-          : new SharedConcurrencyLimit(maxConcurrent, state, pollNanos);
+          : new SharedConcurrencyLimit(maxConcurrent, state, pollNanos, Scheduler.system());
     }
   }
 }

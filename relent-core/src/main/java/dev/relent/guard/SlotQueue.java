@@ -76,6 +76,12 @@ abstract class SlotQueue implements ConcurrencyLimit {
   /** The failure of a release without a matching acquire. */
   abstract IllegalStateException releaseWithoutAcquire();
 
+  /**
+   * Called when an asynchronous waiter stays queued, which has no thread of its own to poll the
+   * state; nothing by default, where every release is local. Caller holds the lock.
+   */
+  void asyncWaiterQueuedLocked() {}
+
   /** Whether nobody waits; a volatile read, no lock. */
   final boolean nobodyWaits() {
     return head == null;
@@ -193,6 +199,9 @@ abstract class SlotQueue implements ConcurrencyLimit {
         link(waiter);
         // A slot freed without the lock just before the link is in the state: take it for us.
         toComplete |= pollLocked();
+        if (waiter.queued) {
+          asyncWaiterQueuedLocked();
+        }
       }
     } finally {
       lock.unlock();

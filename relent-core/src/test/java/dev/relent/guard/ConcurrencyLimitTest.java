@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.relent.guard.ConcurrencyLimit.Permit;
 import dev.relent.spi.ConcurrencyLimitState;
+import dev.relent.time.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +15,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -374,28 +378,17 @@ class ConcurrencyLimitTest {
     AtomicInteger failedTakes = new AtomicInteger();
     ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
     ConcurrencyLimitState pausing =
-        new ConcurrencyLimitState() {
-          @Override
-          public boolean tryAcquire(int max) {
-            boolean took = inMemory.tryAcquire(max);
-            // The waiter's first failure is its lock-free try; the second is under the lock.
-            if (!took && failedTakes.incrementAndGet() == 2) {
-              waiterFoundNoSlot.countDown();
-              awaitLatch(holderReleased);
-            }
-            return took;
-          }
-
-          @Override
-          public void release() {
-            inMemory.release();
-          }
-
-          @Override
-          public int inUse() {
-            return inMemory.inUse();
-          }
-        };
+        takingThrough(
+            inMemory,
+            max -> {
+              boolean took = inMemory.tryAcquire(max);
+              // The waiter's first failure is its lock-free try; the second is under the lock.
+              if (!took && failedTakes.incrementAndGet() == 2) {
+                waiterFoundNoSlot.countDown();
+                awaitLatch(holderReleased);
+              }
+              return took;
+            });
     // A private state, as ConcurrencyLimit.of builds it, so that the lock-free paths are on.
     ConcurrencyLimit limit = new LocalConcurrencyLimit(1, pausing);
     assertThat(limit.tryAcquireSlot()).isTrue();
@@ -452,6 +445,27 @@ class ConcurrencyLimitTest {
     limit.releaseSlot();
   }
 
+  /** The state {@code inner}, whose {@code tryAcquire} goes through {@code take} instead. */
+  private static ConcurrencyLimitState takingThrough(
+      ConcurrencyLimitState inner, IntPredicate take) {
+    return new ConcurrencyLimitState() {
+      @Override
+      public boolean tryAcquire(int max) {
+        return take.test(max);
+      }
+
+      @Override
+      public void release() {
+        inner.release();
+      }
+
+      @Override
+      public int inUse() {
+        return inner.inUse();
+      }
+    };
+  }
+
   private static void awaitLatch(CountDownLatch latch) {
     try {
       if (!latch.await(30, TimeUnit.SECONDS)) {
@@ -475,6 +489,107 @@ class ConcurrencyLimitTest {
             .build();
     limits.add(limit);
     return limit;
+  }
+
+  /** A scheduler that only keeps what it is given; the test runs the tasks. */
+  private static final class HeldTasks implements Scheduler {
+    final List<Long> delays = new ArrayList<>();
+    private final List<Runnable> tasks = new ArrayList<>();
+
+    @Override
+    public synchronized Future<?> schedule(Runnable task, long delayNanos) {
+      tasks.add(task);
+      delays.add(delayNanos);
+      return new CompletableFuture<Void>();
+    }
+
+    /** Runs the task scheduled first, as if its delay had passed. */
+    void runNext() {
+      Runnable task;
+      synchronized (this) {
+        assertThat(tasks).as("a scheduled task").isNotEmpty();
+        task = tasks.remove(0);
+      }
+      task.run();
+    }
+
+    synchronized int pending() {
+      return tasks.size();
+    }
+  }
+
+  @Test
+  void asyncWaitersOnASharedStateArePolledForEveryIntervalWhileTheyWait() {
+    // Another process holds the only slot, then frees it. This process makes no other call, so
+    // only the scheduled poll can find that slot for the futures.
+    ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
+    HeldTasks scheduler = new HeldTasks();
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(1, shared, 5_000_000L, scheduler);
+    limits.add(limit);
+    assertThat(shared.tryAcquire(1)).isTrue();
+    CompletableFuture<Permit> first = limit.acquireAsync();
+    CompletableFuture<Permit> second = limit.acquireAsync();
+    // One poll for the queue, not one per waiter, after one interval.
+    assertThat(scheduler.delays).containsExactly(5_000_000L);
+
+    scheduler.runNext(); // nothing free yet: the next poll is one interval later
+    assertThat(first).isNotDone();
+    assertThat(scheduler.pending()).isEqualTo(1);
+
+    shared.release();
+    scheduler.runNext();
+    assertThat(first).isCompleted();
+    assertThat(second).isNotDone();
+    assertThat(scheduler.pending()).as("the second still waits").isEqualTo(1);
+
+    first.join().release(); // a local release hands the slot straight on
+    assertThat(second).isCompleted();
+    scheduler.runNext(); // nobody waits: the polls stop
+    assertThat(scheduler.pending()).isZero();
+    assertThat(scheduler.delays).containsOnly(5_000_000L).hasSize(3);
+    second.join().release();
+
+    // A new waiter starts them again; one that is cancelled leaves one last poll, which stops.
+    assertThat(shared.tryAcquire(1)).isTrue();
+    CompletableFuture<Permit> cancelled = limit.acquireAsync();
+    assertThat(scheduler.pending()).isEqualTo(1);
+    assertThat(cancelled.cancel(false)).isTrue();
+    scheduler.runNext();
+    assertThat(scheduler.pending()).isZero();
+    shared.release();
+  }
+
+  @Test
+  void aPollForAsyncWaitersThatFailsIsTriedAgainAtTheNextInterval() {
+    ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
+    AtomicBoolean down = new AtomicBoolean();
+    ConcurrencyLimitState flaky =
+        takingThrough(
+            inMemory,
+            max -> {
+              if (down.get()) {
+                throw new IllegalStateException("the state cannot be reached");
+              }
+              return inMemory.tryAcquire(max);
+            });
+    HeldTasks scheduler = new HeldTasks();
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(1, flaky, 5_000_000L, scheduler);
+    limits.add(limit);
+    assertThat(inMemory.tryAcquire(1)).isTrue();
+    CompletableFuture<Permit> waiter = limit.acquireAsync();
+    down.set(true);
+    inMemory.release();
+
+    scheduler.runNext();
+    scheduler.runNext();
+    assertThat(waiter).isNotDone();
+    assertThat(scheduler.pending()).isEqualTo(1);
+
+    down.set(false);
+    scheduler.runNext();
+    assertThat(waiter).isCompleted();
+    assertThat(scheduler.pending()).as("nobody waits any more").isZero();
+    waiter.join().release();
   }
 
   @Test
