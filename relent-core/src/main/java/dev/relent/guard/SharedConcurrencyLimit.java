@@ -46,6 +46,7 @@ final class SharedConcurrencyLimit extends SlotQueue {
       pollForWaiters();
     } catch (RuntimeException e) {
       failure = e; // the state could not be read: try again at the next tick
+      completeGranted(); // a future granted before the failure holds its slot
     }
     lock.lock();
     try {

@@ -336,7 +336,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
   }
 
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */
-  private void completeGranted() {
+  final void completeGranted() {
     if (completing.get() != null) {
       return;
     }

@@ -17,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
@@ -562,34 +561,45 @@ class ConcurrencyLimitTest {
   @Test
   void aPollForAsyncWaitersThatFailsIsTriedAgainAtTheNextInterval() {
     ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
-    AtomicBoolean down = new AtomicBoolean();
+    AtomicInteger takesLeft = new AtomicInteger(Integer.MAX_VALUE); // before the state fails
     ConcurrencyLimitState flaky =
         takingThrough(
             inMemory,
             max -> {
-              if (down.get()) {
+              if (takesLeft.getAndDecrement() <= 0) {
                 throw new IllegalStateException("the state cannot be reached");
               }
               return inMemory.tryAcquire(max);
             });
     HeldTasks scheduler = new HeldTasks();
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(1, flaky, 5_000_000L, scheduler);
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(2, flaky, 5_000_000L, scheduler);
     limits.add(limit);
-    assertThat(inMemory.tryAcquire(1)).isTrue();
-    CompletableFuture<Permit> waiter = limit.acquireAsync();
-    down.set(true);
+    // Another process holds both slots while two futures queue here, then frees them.
+    assertThat(inMemory.tryAcquire(2)).isTrue();
+    assertThat(inMemory.tryAcquire(2)).isTrue();
+    CompletableFuture<Permit> first = limit.acquireAsync();
+    CompletableFuture<Permit> second = limit.acquireAsync();
+    inMemory.release();
     inMemory.release();
 
-    scheduler.runNext();
-    scheduler.runNext();
-    assertThat(waiter).isNotDone();
+    takesLeft.set(0);
+    scheduler.runNext(); // fails at once: both still wait, and the next poll is scheduled
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
     assertThat(scheduler.pending()).isEqualTo(1);
 
-    down.set(false);
+    takesLeft.set(1);
+    scheduler.runNext(); // takes one slot for the first, then fails: the first gets its slot
+    assertThat(first).isCompleted();
+    assertThat(second).isNotDone();
+    assertThat(scheduler.pending()).isEqualTo(1);
+
+    takesLeft.set(Integer.MAX_VALUE);
     scheduler.runNext();
-    assertThat(waiter).isCompleted();
+    assertThat(second).isCompleted();
     assertThat(scheduler.pending()).as("nobody waits any more").isZero();
-    waiter.join().release();
+    first.join().release();
+    second.join().release();
   }
 
   @Test
