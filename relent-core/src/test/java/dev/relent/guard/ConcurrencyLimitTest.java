@@ -247,63 +247,45 @@ class ConcurrencyLimitTest {
   }
 
   @Test
-  void threadsAcquiringReleasingAndCancellingNeverExceedTheLimitNorLeakASlot() throws Exception {
+  void threadsAcquiringReleasingAndCancellingNeverExceedTheLimitNorLeakASlot() {
     ConcurrencyLimit limit = limit(3);
-    int threads = 4;
     AtomicInteger held = new AtomicInteger();
     AtomicInteger mostHeld = new AtomicInteger();
-    CyclicBarrier start = new CyclicBarrier(threads);
-    List<Thread> workers = new ArrayList<>();
-    List<Throwable> failures = new CopyOnWriteArrayList<>();
-    for (int k = 0; k < threads; k++) {
-      long seed = 1000 + k;
-      Thread worker =
-          new Thread(
-              () -> {
-                try {
-                  SplittableRandom random = new SplittableRandom(seed);
-                  start.await();
-                  for (int i = 0; i < 20_000; i++) {
-                    // Through the permits, each released once or twice (the second is a no-op).
-                    Permit permit;
-                    switch (random.nextInt(4)) {
-                      case 0:
-                        permit = limit.tryAcquire().orElse(null);
-                        break;
-                      case 1:
-                        permit = limit.acquire(Duration.ofNanos(50_000)).orElse(null);
-                        break;
-                      case 2:
-                        permit = limit.acquireAsync().join();
-                        break;
-                      default:
-                        CompletableFuture<Permit> slot = limit.acquireAsync();
-                        // cancel() fails only if the slot was granted first: then we hold it.
-                        permit = slot.cancel(random.nextBoolean()) ? null : slot.join();
-                    }
-                    if (permit != null) {
-                      int now = held.incrementAndGet();
-                      mostHeld.accumulateAndGet(now, Math::max);
-                      Thread.onSpinWait();
-                      held.decrementAndGet();
-                      permit.release();
-                      if (random.nextBoolean()) {
-                        permit.release();
-                      }
-                    }
-                  }
-                } catch (Throwable e) {
-                  failures.add(e);
-                }
-              });
-      workers.add(worker);
-      worker.start();
-    }
-    for (Thread worker : workers) {
-      worker.join();
-    }
+    runTogether(
+        4,
+        k -> {
+          SplittableRandom random = new SplittableRandom(1000 + k);
+          for (int i = 0; i < 20_000; i++) {
+            // Through the permits, each released once or twice (the second is a no-op).
+            Permit permit;
+            switch (random.nextInt(4)) {
+              case 0:
+                permit = limit.tryAcquire().orElse(null);
+                break;
+              case 1:
+                permit = limit.acquire(Duration.ofNanos(50_000)).orElse(null);
+                break;
+              case 2:
+                permit = limit.acquireAsync().join();
+                break;
+              default:
+                CompletableFuture<Permit> slot = limit.acquireAsync();
+                // cancel() fails only if the slot was granted first: then we hold it.
+                permit = slot.cancel(random.nextBoolean()) ? null : slot.join();
+            }
+            if (permit != null) {
+              int now = held.incrementAndGet();
+              mostHeld.accumulateAndGet(now, Math::max);
+              Thread.onSpinWait();
+              held.decrementAndGet();
+              permit.release();
+              if (random.nextBoolean()) {
+                permit.release();
+              }
+            }
+          }
+        });
 
-    assertThat(failures).isEmpty();
     assertThat(mostHeld.get()).isBetween(1, 3);
     // How many cancels win their race depends on scheduling (on a loaded machine possibly none),
     // so it is not asserted; each cancellation path is covered deterministically above.
@@ -316,45 +298,23 @@ class ConcurrencyLimitTest {
     // waiters being queued all the time: never two holders, nobody left waiting for ever. (The
     // exact interleaving that would lose a wake-up is forced in the next test.)
     ConcurrencyLimit limit = limit(1);
-    int threads = 4;
     AtomicInteger held = new AtomicInteger();
     AtomicInteger mostHeld = new AtomicInteger();
-    List<Throwable> failures = new CopyOnWriteArrayList<>();
-    assertTimeoutPreemptively(
-        Duration.ofSeconds(60),
-        () -> {
-          CyclicBarrier start = new CyclicBarrier(threads);
-          List<Thread> workers = new ArrayList<>();
-          for (int k = 0; k < threads; k++) {
-            boolean async = k % 2 == 1;
-            Thread worker =
-                new Thread(
-                    () -> {
-                      try {
-                        start.await();
-                        for (int i = 0; i < 20_000; i++) {
-                          if (async) {
-                            limit.acquireAsync().join();
-                          } else {
-                            assertThat(acquireSlot(limit, Long.MAX_VALUE)).isTrue();
-                          }
-                          mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
-                          held.decrementAndGet();
-                          limit.releaseSlot();
-                        }
-                      } catch (Throwable e) {
-                        failures.add(e);
-                      }
-                    });
-            worker.setDaemon(true); // a hung worker must not keep the test JVM alive
-            workers.add(worker);
-            worker.start();
-          }
-          for (Thread worker : workers) {
-            worker.join();
+    runTogether(
+        4,
+        k -> {
+          boolean async = k % 2 == 1;
+          for (int i = 0; i < 20_000; i++) {
+            if (async) {
+              limit.acquireAsync().join();
+            } else {
+              assertThat(acquireSlot(limit, Long.MAX_VALUE)).isTrue();
+            }
+            mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+            held.decrementAndGet();
+            limit.releaseSlot();
           }
         });
-    assertThat(failures).isEmpty();
     assertThat(mostHeld.get()).isEqualTo(1);
   }
 
@@ -705,60 +665,37 @@ class ConcurrencyLimitTest {
     // thread's own, or the scheduler's for a future.
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit[] pair = {sharedLimit(2, shared), sharedLimit(2, shared)};
-    int threads = 4;
     AtomicInteger held = new AtomicInteger();
     AtomicInteger mostHeld = new AtomicInteger();
-    List<Throwable> failures = new CopyOnWriteArrayList<>();
-    assertTimeoutPreemptively(
-        Duration.ofSeconds(60),
-        () -> {
-          CyclicBarrier start = new CyclicBarrier(threads);
-          List<Thread> workers = new ArrayList<>();
-          for (int k = 0; k < threads; k++) {
-            long seed = 2000 + k;
-            ConcurrencyLimit limit = pair[k % 2];
-            Thread worker =
-                new Thread(
-                    () -> {
-                      try {
-                        SplittableRandom random = new SplittableRandom(seed);
-                        start.await();
-                        for (int i = 0; i < 5_000; i++) {
-                          boolean got;
-                          switch (random.nextInt(4)) {
-                            case 0:
-                              got = limit.tryAcquireSlot();
-                              break;
-                            case 1:
-                              got = acquireSlot(limit, TimeUnit.MICROSECONDS.toNanos(200));
-                              break;
-                            case 2:
-                              got = limit.acquireAsync().join() != null;
-                              break;
-                            default:
-                              got = !limit.acquireAsync().cancel(random.nextBoolean());
-                          }
-                          if (got) {
-                            mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
-                            Thread.onSpinWait();
-                            held.decrementAndGet();
-                            limit.releaseSlot();
-                          }
-                        }
-                      } catch (Throwable e) {
-                        failures.add(e);
-                      }
-                    });
-            worker.setDaemon(true); // a hung worker must not keep the test JVM alive
-            workers.add(worker);
-            worker.start();
-          }
-          for (Thread worker : workers) {
-            worker.join();
+    runTogether(
+        4,
+        k -> {
+          SplittableRandom random = new SplittableRandom(2000 + k);
+          ConcurrencyLimit limit = pair[k % 2];
+          for (int i = 0; i < 5_000; i++) {
+            boolean got;
+            switch (random.nextInt(4)) {
+              case 0:
+                got = limit.tryAcquireSlot();
+                break;
+              case 1:
+                got = acquireSlot(limit, TimeUnit.MICROSECONDS.toNanos(200));
+                break;
+              case 2:
+                got = limit.acquireAsync().join() != null;
+                break;
+              default:
+                got = !limit.acquireAsync().cancel(random.nextBoolean());
+            }
+            if (got) {
+              mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
+              Thread.onSpinWait();
+              held.decrementAndGet();
+              limit.releaseSlot();
+            }
           }
         });
 
-    assertThat(failures).isEmpty();
     assertThat(mostHeld.get()).isBetween(1, 2);
     assertThat(shared.inUse()).isZero();
   }
@@ -890,6 +827,46 @@ class ConcurrencyLimitTest {
   private static boolean acquireSlot(ConcurrencyLimit limit, long timeoutNanos)
       throws InterruptedException {
     return ((SlotQueue) limit).acquirePermit(timeoutNanos) != null;
+  }
+
+  /** One worker's part of {@link #runTogether}; {@code k} is its index from 0. */
+  private interface Worker {
+    void run(int k) throws Exception;
+  }
+
+  /**
+   * Runs {@code threads} workers released together, waits at most 60 s for them all, and checks
+   * that none failed. They are daemon threads, so a hung worker fails the test without keeping the
+   * test JVM alive.
+   */
+  private static void runTogether(int threads, Worker worker) {
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          CyclicBarrier start = new CyclicBarrier(threads);
+          List<Thread> workers = new ArrayList<>();
+          for (int k = 0; k < threads; k++) {
+            int index = k;
+            Thread thread =
+                new Thread(
+                    () -> {
+                      try {
+                        start.await();
+                        worker.run(index);
+                      } catch (Throwable e) {
+                        failures.add(e);
+                      }
+                    });
+            thread.setDaemon(true);
+            workers.add(thread);
+            thread.start();
+          }
+          for (Thread thread : workers) {
+            thread.join();
+          }
+        });
+    assertThat(failures).isEmpty();
   }
 
   private interface Action {
