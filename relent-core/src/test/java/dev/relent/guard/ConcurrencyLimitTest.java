@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ConcurrencyLimitTest {
   private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+  private static final long POLL = 100_000; // a shared limit's poll interval: 100 µs
 
   private final List<ConcurrencyLimit> limits = new ArrayList<>();
 
@@ -438,14 +439,19 @@ class ConcurrencyLimitTest {
 
   // ---- a shared state ----------------------------------------------------------------------
 
-  /** A limit of {@code max} on the given state, polling every 100 µs, checked after the test. */
+  /**
+   * A limit of {@code max} on the given state, polling every 100 µs, checked after the test. Its
+   * polls for futures are only run by the test, so that they never race with its assertions.
+   */
   private ConcurrencyLimit sharedLimit(int max, ConcurrencyLimitState state) {
-    ConcurrencyLimit limit =
-        ConcurrencyLimit.builder()
-            .withMaxConcurrent(max)
-            .withState(state)
-            .withPollInterval(Duration.ofNanos(100_000))
-            .build();
+    return sharedLimit(max, state, new HeldTasks());
+  }
+
+  /**
+   * Like {@link #sharedLimit(int, ConcurrencyLimitState)}, polling for futures on the given one.
+   */
+  private ConcurrencyLimit sharedLimit(int max, ConcurrencyLimitState state, Scheduler scheduler) {
+    ConcurrencyLimit limit = new SharedConcurrencyLimit(max, state, POLL, scheduler);
     limits.add(limit);
     return limit;
   }
@@ -483,13 +489,12 @@ class ConcurrencyLimitTest {
     // only the scheduled poll can find that slot for the futures.
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     HeldTasks scheduler = new HeldTasks();
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(1, shared, 5_000_000L, scheduler);
-    limits.add(limit);
+    ConcurrencyLimit limit = sharedLimit(1, shared, scheduler);
     assertThat(shared.tryAcquire(1)).isTrue();
     CompletableFuture<Permit> first = limit.acquireAsync();
     CompletableFuture<Permit> second = limit.acquireAsync();
     // One poll for the queue, not one per waiter, after one interval.
-    assertThat(scheduler.delays).containsExactly(5_000_000L);
+    assertThat(scheduler.delays).containsExactly(POLL);
 
     scheduler.runNext(); // nothing free yet: the next poll is one interval later
     assertThat(first).isNotDone();
@@ -505,7 +510,7 @@ class ConcurrencyLimitTest {
     assertThat(second).isCompleted();
     scheduler.runNext(); // nobody waits: the polls stop
     assertThat(scheduler.pending()).isZero();
-    assertThat(scheduler.delays).containsOnly(5_000_000L).hasSize(3);
+    assertThat(scheduler.delays).containsOnly(POLL).hasSize(3);
     second.join().release();
 
     // A new waiter starts them again; one that is cancelled leaves one last poll, which stops.
@@ -532,8 +537,7 @@ class ConcurrencyLimitTest {
               return inMemory.tryAcquire(max);
             });
     HeldTasks scheduler = new HeldTasks();
-    ConcurrencyLimit limit = new SharedConcurrencyLimit(2, flaky, 5_000_000L, scheduler);
-    limits.add(limit);
+    ConcurrencyLimit limit = sharedLimit(2, flaky, scheduler);
     // Another process holds both slots while two futures queue here, then frees them.
     assertThat(inMemory.tryAcquire(2)).isTrue();
     assertThat(inMemory.tryAcquire(2)).isTrue();
@@ -617,7 +621,7 @@ class ConcurrencyLimitTest {
     b.tryAcquireSlot();
     CompletableFuture<Permit> waiter = a.acquireAsync();
 
-    b.releaseSlot(); // in another process, a's waiter would not hear of it
+    b.releaseSlot(); // as another process would: a does not hear of it until it polls
     assertThat(waiter).isNotDone();
     assertThat(a.tryAcquireSlot()).isFalse(); // polls for the waiter, which goes first
 
@@ -664,7 +668,9 @@ class ConcurrencyLimitTest {
     // A slot one limit frees reaches the other limit's waiters only through polls: a blocked
     // thread's own, or the scheduler's for a future.
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
-    ConcurrencyLimit[] pair = {sharedLimit(2, shared), sharedLimit(2, shared)};
+    ConcurrencyLimit[] pair = {
+      sharedLimit(2, shared, Scheduler.system()), sharedLimit(2, shared, Scheduler.system())
+    };
     AtomicInteger held = new AtomicInteger();
     AtomicInteger mostHeld = new AtomicInteger();
     runTogether(
