@@ -46,7 +46,6 @@ final class SharedConcurrencyLimit extends SlotQueue {
       pollForWaiters();
     } catch (RuntimeException e) {
       failure = e; // the state could not be read: try again at the next tick
-      completeGranted(); // a future granted before the failure holds its slot
     }
     lock.lock();
     try {

@@ -26,12 +26,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A synchronous waiter is granted by setting its flag and signalling its own condition. An
  * asynchronous waiter is granted by moving it to the {@code granted} list under the lock; its
- * future is completed after the lock is released, so that user callbacks never run under the lock,
- * by the thread that granted it, before that thread returns or sleeps (a thread about to wait for a
- * slot of its own lets go of the lock to complete them first); a callback that releases does not
- * recurse, the loop already running on its thread completes the next grant. If that completion
- * fails because the future was already cancelled or completed, the slot is granted again, so it is
- * never leaked. Cancelling a queued future unlinks it through a {@code whenComplete} callback.
+ * future is completed after the lock is released, so that user callbacks never run under the lock.
+ * Every locked path ends by completing the futures granted while it held the lock, also when it
+ * throws, and a thread about to wait for a slot of its own lets go of the lock to complete them
+ * first; a callback that releases does not recurse, the loop already running on its thread
+ * completes the next grant. If that completion fails because the future was already cancelled or
+ * completed, the slot is granted again, so it is never leaked. Cancelling a queued future unlinks
+ * it through a {@code whenComplete} callback.
  *
  * <p>Permits: the queue works on slots ({@link #tryAcquireSlot()}, {@link #releaseSlot()}, the
  * executor's allocation-free pair); a {@link SlotPermit} wraps one slot and gives it back on its
@@ -39,10 +40,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * allocates one object; a slot free at once gets a new permit.
  */
 abstract class SlotQueue implements ConcurrencyLimit {
-  private static final int NO_WAITER = 0;
-  private static final int SYNC_WAITER = 1;
-  private static final int ASYNC_WAITER = 2;
-
   final int max;
   final ConcurrencyLimitState state;
   // How long a blocked thread sleeps at most before it polls the state again.
@@ -100,22 +97,16 @@ abstract class SlotQueue implements ConcurrencyLimit {
 
   @Override
   public boolean tryAcquireSlot() {
-    boolean toComplete = false;
-    boolean acquired;
     lock.lock();
     try {
       if (head != null) {
-        toComplete = pollLocked();
+        pollLocked();
       }
       // Never overtake a waiter.
-      acquired = head == null && takeLocked();
+      return head == null && takeLocked();
     } finally {
-      lock.unlock();
+      unlockAndCompleteGranted();
     }
-    if (toComplete) {
-      completeGranted();
-    }
-    return acquired;
   }
 
   /**
@@ -125,11 +116,10 @@ abstract class SlotQueue implements ConcurrencyLimit {
    *     a wait; null if the time ran out first
    */
   SlotPermit acquirePermit(long timeoutNanos) throws InterruptedException {
-    boolean toComplete = false;
     lock.lockInterruptibly();
     try {
       if (head != null) {
-        toComplete = pollLocked();
+        pollLocked();
       }
       if (head == null && takeLocked()) {
         return new SlotPermit(this);
@@ -140,20 +130,16 @@ abstract class SlotQueue implements ConcurrencyLimit {
       SyncWaiter waiter = new SyncWaiter(this, lock.newCondition());
       link(waiter);
       // A slot freed without the lock just before the link is in the state: take it for the queue.
-      toComplete |= pollLocked();
+      pollLocked();
       long remaining = timeoutNanos;
       try {
         while (!waiter.granted) {
-          if (toComplete) {
-            // Futures this thread granted are completed before it sleeps: their callers hold a
-            // slot, and would otherwise wait for this thread to wake up, which may be never.
-            toComplete = false;
-            lock.unlock();
-            try {
-              completeGranted();
-            } finally {
-              lock.lock();
-            }
+          if (grantedHead != null && completing.get() == null) {
+            // Futures granted on the way here are completed before this thread sleeps: their
+            // callers hold a slot, and would otherwise wait for this thread to wake up, which may
+            // be never. (Inside a completion callback, the loop below it completes them.)
+            unlockAndCompleteGranted();
+            lock.lock();
             continue;
           }
           if (remaining <= 0) {
@@ -164,50 +150,43 @@ abstract class SlotQueue implements ConcurrencyLimit {
           // awaitNanos returns what is left of the slice, negative if it overslept.
           remaining -= slice - waiter.condition.awaitNanos(slice);
           if (!waiter.granted) {
-            toComplete |= pollLocked();
+            pollLocked();
           }
         }
         return waiter;
       } catch (InterruptedException e) {
         if (waiter.granted) {
           // Granted as we were interrupted: an interrupted caller holds nothing, so pass it on.
-          toComplete |= grantLocked();
+          grantLocked();
         } else {
           unlink(waiter);
         }
         throw e;
       }
     } finally {
-      lock.unlock();
-      if (toComplete) {
-        completeGranted();
-      }
+      unlockAndCompleteGranted();
     }
   }
 
   @Override
   public CompletableFuture<Permit> acquireAsync() {
     AsyncWaiter waiter = null;
-    boolean toComplete = false;
     lock.lock();
     try {
       if (head != null) {
-        toComplete = pollLocked();
+        pollLocked();
       }
       if (head != null || !takeLocked()) {
         waiter = new AsyncWaiter(this);
         link(waiter);
         // A slot freed without the lock just before the link is in the state: take it for us.
-        toComplete |= pollLocked();
+        pollLocked();
         if (waiter.queued) {
           asyncWaiterQueuedLocked();
         }
       }
     } finally {
-      lock.unlock();
-    }
-    if (toComplete) {
-      completeGranted();
+      unlockAndCompleteGranted();
     }
     if (waiter == null) {
       return CompletableFuture.completedFuture(new SlotPermit(this));
@@ -220,33 +199,25 @@ abstract class SlotQueue implements ConcurrencyLimit {
 
   @Override
   public void releaseSlot() {
-    boolean toComplete;
     lock.lock();
     try {
       if (holdsNone()) {
         throw releaseWithoutAcquire();
       }
-      toComplete = grantLocked();
-      toComplete |= pollLocked();
+      grantLocked();
+      pollLocked();
     } finally {
-      lock.unlock();
-    }
-    if (toComplete) {
-      completeGranted();
+      unlockAndCompleteGranted();
     }
   }
 
   /** Takes the slots free in the state for the waiters, under the lock. */
   final void pollForWaiters() {
-    boolean toComplete;
     lock.lock();
     try {
-      toComplete = pollLocked();
+      pollLocked();
     } finally {
-      lock.unlock();
-    }
-    if (toComplete) {
-      completeGranted();
+      unlockAndCompleteGranted();
     }
   }
 
@@ -273,52 +244,42 @@ abstract class SlotQueue implements ConcurrencyLimit {
   /**
    * Hands one slot this limit holds to the first live waiter, or gives it back to the state. Caller
    * holds the lock.
-   *
-   * @return whether an asynchronous waiter was granted, so that its future must be completed
    */
-  private boolean grantLocked() {
-    int granted = handOffLocked();
-    if (granted == NO_WAITER) {
+  private void grantLocked() {
+    if (!handOffLocked()) {
       giveBackLocked();
     }
-    return granted == ASYNC_WAITER;
   }
 
   /**
    * Takes slots that are free in the state for the waiters, first come first served, while it has
    * any: slots freed by another process sharing the state, or by a lock-free release that raced
    * with a waiter being queued. Caller holds the lock.
-   *
-   * @return whether an asynchronous waiter was granted, so that its future must be completed
    */
-  private boolean pollLocked() {
-    boolean async = false;
+  private void pollLocked() {
     while (head != null && takeLocked()) {
-      int granted = handOffLocked();
-      if (granted == NO_WAITER) {
+      if (!handOffLocked()) {
         // Only cancelled waiters were left.
         giveBackLocked();
         break;
       }
-      async |= granted == ASYNC_WAITER;
     }
-    return async;
   }
 
   /**
-   * Hands one slot this limit holds to the first live waiter. Caller holds the lock.
+   * Hands one slot this limit holds to the first live waiter: a thread is signalled; a future joins
+   * the granted list, to be completed once the lock is released. Caller holds the lock.
    *
-   * @return {@link #SYNC_WAITER} or {@link #ASYNC_WAITER}: who got it; {@link #NO_WAITER} if nobody
-   *     waits, and the caller still holds it
+   * @return whether someone got it; if not, nobody waits and the caller still holds it
    */
-  private int handOffLocked() {
+  private boolean handOffLocked() {
     for (Waiter waiter = head; waiter != null; waiter = head) {
       unlink(waiter);
       if (waiter instanceof SyncWaiter) {
         SyncWaiter sync = (SyncWaiter) waiter;
         sync.granted = true;
         sync.condition.signal();
-        return SYNC_WAITER;
+        return true;
       }
       AsyncWaiter async = (AsyncWaiter) waiter;
       if (async.future.isDone()) {
@@ -330,13 +291,26 @@ abstract class SlotQueue implements ConcurrencyLimit {
         grantedTail.nextGranted = async;
       }
       grantedTail = async;
-      return ASYNC_WAITER;
+      return true;
     }
-    return NO_WAITER;
+    return false;
+  }
+
+  /**
+   * Releases the lock, then completes the futures granted while it was held. Every locked path ends
+   * here, also when it throws, so a future granted by a poll that failed part-way is not left
+   * behind.
+   */
+  private void unlockAndCompleteGranted() {
+    boolean granted = grantedHead != null;
+    lock.unlock();
+    if (granted) {
+      completeGranted();
+    }
   }
 
   /** Completes granted futures outside the lock, unless an outer frame on this thread does. */
-  final void completeGranted() {
+  private void completeGranted() {
     if (completing.get() != null) {
       return;
     }

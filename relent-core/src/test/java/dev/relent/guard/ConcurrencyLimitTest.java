@@ -567,6 +567,42 @@ class ConcurrencyLimitTest {
   }
 
   @Test
+  void aLocalCallWhosePollFailsPartWayStillCompletesTheFutureItGranted() {
+    ConcurrencyLimitState inMemory = ConcurrencyLimitState.inMemory();
+    AtomicInteger takesLeft = new AtomicInteger(Integer.MAX_VALUE); // before the state fails
+    ConcurrencyLimitState flaky =
+        takingThrough(
+            inMemory,
+            max -> {
+              if (takesLeft.getAndDecrement() <= 0) {
+                throw new IllegalStateException("the state cannot be reached");
+              }
+              return inMemory.tryAcquire(max);
+            });
+    ConcurrencyLimit limit = sharedLimit(2, flaky);
+    // Another process holds both slots while two futures queue here, then frees them.
+    assertThat(inMemory.tryAcquire(2)).isTrue();
+    assertThat(inMemory.tryAcquire(2)).isTrue();
+    CompletableFuture<Permit> first = limit.acquireAsync();
+    CompletableFuture<Permit> second = limit.acquireAsync();
+    inMemory.release();
+    inMemory.release();
+
+    // The call's poll takes one slot for the first future, then the state fails: the call throws,
+    // and the first future has its slot all the same.
+    takesLeft.set(1);
+    assertThatThrownBy(limit::tryAcquireSlot).hasMessage("the state cannot be reached");
+    assertThat(first).isCompleted();
+    assertThat(second).isNotDone();
+
+    takesLeft.set(Integer.MAX_VALUE);
+    assertThat(limit.tryAcquireSlot()).isFalse(); // polls for the second, which goes first
+    assertThat(second).isCompleted();
+    first.join().release();
+    second.join().release();
+  }
+
+  @Test
   void twoLimitsSharingOneStateBoundTheirTotal() {
     ConcurrencyLimitState shared = ConcurrencyLimitState.inMemory();
     ConcurrencyLimit a = sharedLimit(3, shared);
