@@ -182,7 +182,7 @@ final class AsyncExecution<R> extends Execution<R> {
       }
       wait = pace(now);
       if (wait > 0) {
-        reservedStart = now + wait;
+        reservedStart = deferred ? Long.MIN_VALUE : now + wait;
         timer = x.scheduler.schedule(this::attemptAfterPacing, wait);
       }
     }
@@ -217,7 +217,7 @@ final class AsyncExecution<R> extends Execution<R> {
         held = heldByPause;
         heldByPause = false;
       }
-      if (held || pausedSinceReserved(now)) {
+      if (held || deferred || pausedSinceReserved(now)) {
         paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
         return;
       }

@@ -56,6 +56,10 @@ class Execution<R> implements AttemptContext {
 
   int attempts;
   long attemptTimeoutNanos;
+
+  /** Whether the last {@link #pace} reserved nothing: a pacer deferred the booking. */
+  boolean deferred;
+
   long prevDelayNanos;
   boolean permitHeld;
   // The concurrency slot held: TAKEN_AT_ONCE (taken with the allocation-free pair), the permit got
@@ -98,6 +102,7 @@ class Execution<R> implements AttemptContext {
     deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
     attempts = 0;
     attemptTimeoutNanos = 0;
+    deferred = false;
     prevDelayNanos = 0;
     permitHeld = false;
     slot = null;
@@ -157,7 +162,7 @@ class Execution<R> implements AttemptContext {
             wait = paused;
             held = true;
           } else {
-            wait = held || pausedSinceReserved(now) ? pace(now) : 0;
+            wait = held || deferred || pausedSinceReserved(now) ? pace(now) : 0;
             held = false;
           }
         }
@@ -256,8 +261,20 @@ class Execution<R> implements AttemptContext {
     return true;
   }
 
-  /** Reserves a start with the pacer: the wait before it, or {@link #FAILED}. */
+  /**
+   * Reserves a start with the pacer: the wait before it, or {@link #FAILED}. When a pacer would
+   * rather book this start later ({@link Pacer#deferNanos}), nothing is reserved yet: the wait is
+   * until then, {@link #deferred} is set, and the caller asks again after it.
+   */
   final long pace(long now) {
+    long defer = x.pacer == null ? 0 : x.pacer.deferNanos(now);
+    if (scoped != null) {
+      defer = Math.max(defer, scoped.deferNanos(now));
+    }
+    deferred = defer > 0 && defer < deadlineAt - now;
+    if (deferred) {
+      return defer;
+    }
     if (scoped != null) {
       long wait = scoped.reserve(now, deadlineAt - now - 1);
       if (wait < 0) {
@@ -374,7 +391,7 @@ class Execution<R> implements AttemptContext {
     }
     if (scoped != null) {
       scoped.record(verdict, attemptStart);
-      if (hint != null && hint.pausesAll()) {
+      if (hint != null && hint.pausesAll() && !pacedInstead(hint)) {
         // The scope the answer belongs to pauses, not every call of the executor.
         scoped.pause(result, thrown, hint, attemptStart);
       }
@@ -403,6 +420,17 @@ class Execution<R> implements AttemptContext {
   }
 
   /**
+   * Whether a throttle's wait is short enough for the executor's pacer to answer it by its pace
+   * ({@link Pacer#pacesWaitsUpToNanos}) instead of a pause of every caller: the refused attempt
+   * still waits for it before its retry.
+   */
+  private boolean pacedInstead(ServerHint hint) {
+    return x.pacer != null
+        && !hint.isQuotaExhausted()
+        && hint.waitNanos() <= x.pacer.pacesWaitsUpToNanos();
+  }
+
+  /**
    * Tells the pacer what the attempt said: the quota, the pause for everyone, and whether it was
    * throttled (a rate-limit hint on an outcome to retry) or accepted (any answer that is not
    * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
@@ -418,7 +446,7 @@ class Execution<R> implements AttemptContext {
             hint.policyQuotaOrNegative(),
             hint.policyWindowNanosOrNegative());
       }
-      if (hint.pausesAll() && scoped == null) {
+      if (hint.pausesAll() && scoped == null && !pacedInstead(hint)) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
       }

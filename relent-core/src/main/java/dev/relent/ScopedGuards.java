@@ -344,6 +344,15 @@ final class ScopedGuards {
     return start - now;
   }
 
+  /** The longest {@link Pacer#deferNanos} of the scopes' pacers at {@code now}; 0 if none. */
+  long deferNanos(long now) {
+    long defer = 0;
+    for (Pacer p : pacers) {
+      defer = Math.max(defer, p.deferNanos(now));
+    }
+    return defer;
+  }
+
   /** How long the longest pause of the scopes lasts from {@code now}; 0 if none. */
   long pauseLeft(long now) {
     refusingPause = null;

@@ -330,7 +330,7 @@ final class BatchRun {
    * @return the pacer
    */
   static Pacer pacer(Rate rate, Shared shared, TimeSource time) {
-    Pacer.Builder b = Pacer.builder().adaptive().withTime(time);
+    Pacer.Builder b = Pacer.builder().adaptive(Pacer.Congestion.BRACKET).withTime(time);
     if (rate != null) {
       double permits = rate.permits();
       if (permits == Math.rint(permits) && permits <= Integer.MAX_VALUE) {

@@ -149,6 +149,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private static final long NEVER = Long.MIN_VALUE;
 
   private final Pacer.Congestion congestion;
+
+  /** The controller of {@link Pacer.Congestion#BRACKET}; null for the other controllers. */
+  private final LimitBracket bracket;
+
   private final long ceilingNanos;
   private final long slowestNanos;
   private final int burst;
@@ -206,6 +210,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       PacerState state,
       TimeSource time) {
     this.congestion = congestion;
+    this.bracket = congestion == Pacer.Congestion.BRACKET ? new LimitBracket() : null;
     this.ceilingNanos = ceilingNanos;
     this.slowestNanos = slowestNanos;
     this.burst = burst;
@@ -235,6 +240,38 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       unlock();
     }
     return wait;
+  }
+
+  /**
+   * With {@link Pacer.Congestion#BRACKET} on this process's own schedule, a caller waits until half
+   * an interval after the newest booked start before it books its own, so that each start is spaced
+   * at the interval learned by then (the newest start's answer included, on a server that answers
+   * within half an interval): one booking at a time, never a queue of starts booked at an old
+   * interval.
+   */
+  @Override
+  public long deferNanos(long nowNanos) {
+    if (bracket == null || burst > 1 || state.isShared()) {
+      return 0;
+    }
+    lock();
+    long newest = newestStart();
+    unlock();
+    if (newest == NEVER) {
+      return 0;
+    }
+    // Half an interval after it: its answer, which may change the interval, has usually come.
+    long at = Nanos.saturatedAdd(newest, learnedNanos / 2);
+    return at <= nowNanos ? 0 : at - nowNanos;
+  }
+
+  /**
+   * With {@link Pacer.Congestion#BRACKET}, waits up to the slowest interval (default 2 s): the
+   * pacer never spaces its starts wider than that, so a shorter wait is a pace it can learn.
+   */
+  @Override
+  public long pacesWaitsUpToNanos() {
+    return bracket == null ? -1 : slowestNanos;
   }
 
   @Override
@@ -362,6 +399,15 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   @Override
   public void onAccepted(long sentAtNanos) {
     lock();
+    if (bracket != null) {
+      bracket.onAccepted(sentAtNanos);
+      if (bracket.interval() > 0) {
+        pacing = true;
+        publish();
+      }
+      unlock();
+      return;
+    }
     if (pacing && (lastDecrease == NEVER || sentAtNanos >= lastDecrease)) {
       double grown = congestion == Pacer.Congestion.CUBIC ? cubic(sentAtNanos) : aimd();
       if (measured > 0) {
@@ -381,6 +427,16 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     lock();
     try {
       if (noticeOthers(sentAtNanos, nowNanos) && excuse(nowNanos)) {
+        return;
+      }
+      if (bracket != null) {
+        pacing = true;
+        boolean slowed = bracket.onThrottled(sentAtNanos, nowNanos);
+        publish();
+        if (slowed) {
+          lastDecrease = nowNanos;
+          shareAndRespace();
+        }
         return;
       }
       if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
@@ -527,6 +583,15 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     long newest = newestStart();
     roundEnd = Math.max(roundEnd, Math.max(nowNanos, newest));
     publish();
+    shareAndRespace();
+  }
+
+  /**
+   * After a decrease: a state shared with other processes slows them too, and the starts booked at
+   * the old interval are booked again at the new one. Under the lock.
+   */
+  private void shareAndRespace() {
+    long newest = newestStart();
     // A state shared with other processes slows them too, for as long as this pacer would take to
     // win the rate back (AIMD: about 16 answers at the new interval), and at least a second.
     state.shareInterval(
@@ -581,6 +646,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   /** Sets the interval the controller's rate gives. Under the lock. */
   private void publish() {
+    if (bracket != null) {
+      learnedNanos = bracket.interval() > 0 ? clamp(bracket.interval()) : ceilingNanos;
+      return;
+    }
     learnedNanos = pacing ? clamp(intervalOf(rate)) : ceilingNanos;
   }
 

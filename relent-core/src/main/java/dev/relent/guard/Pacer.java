@@ -67,7 +67,21 @@ public interface Pacer {
      * patient the probe. Counted in answers, so the same at 2 requests a second as at 200. Gentler
      * than CUBIC at the few requests per second of a web API's quota.
      */
-    AIMD
+    AIMD,
+    /**
+     * Brackets the limit: a refused start came less than one limiter interval after the accepted
+     * start before it (true of every token bucket, whatever its burst), so the slowest refused gap
+     * is a lower bound of the interval, and a pace at which 3 starts in a row are accepted is an
+     * upper bound. The first refusal sets the pace to the rate of starts accepted over the last
+     * second, never below it (one start every 500 ms if none was); each pace that holds is followed
+     * by a faster one (half the interval while the refused bound is far, halfway to it when near),
+     * down to 3 % above the refused bound; a faster pace that is refused goes back to the one that
+     * held, a pace refused before it held doubles, and a pace that held and then sees one refusal
+     * slows by 3 %. After 64 accepts in a row it probes 3 % below the bound, twice as patiently
+     * after each probe refused. On a real limiter it finds the interval within a few percent in
+     * about a dozen starts and a few refusals.
+     */
+    BRACKET
   }
 
   /**
@@ -141,6 +155,33 @@ public interface Pacer {
    * @return at least 1 ns
    */
   Duration interval();
+
+  /**
+   * Returns how long a caller about to reserve a start should wait before it reserves, so that the
+   * pacer books one start at a time: while another caller's booked start is still to come, a start
+   * booked now would be spaced at today's interval, and an interval learned before that start comes
+   * would miss it. The executor waits that long without a reservation, then asks again. Reads no
+   * time and reserves nothing.
+   *
+   * @param nowNanos the executor's ticker reading
+   * @return the wait before reserving, 0 to reserve now (the default)
+   */
+  default long deferNanos(long nowNanos) {
+    return 0;
+  }
+
+  /**
+   * Returns the longest wait a throttled answer may ask for ({@code Retry-After} on a 429) that
+   * this pacer answers by its pace instead of a pause of every caller: the refused attempt still
+   * waits that long before its retry, and the pacer slows as it learns, but the other callers go on
+   * at the learned pace. A token bucket that refuses a start just too early says "retry after 1 s"
+   * to that start, not to the account. Longer waits (and quotas) pause as always.
+   *
+   * @return the longest such wait in nanoseconds; -1 (the default) for none: every wait pauses
+   */
+  default long pacesWaitsUpToNanos() {
+    return -1;
+  }
 
   /**
    * Returns whether starts reserved before a pause wait for it too: the executor checks, when a

@@ -215,7 +215,7 @@ public final class RelentClient {
       check("pacer.permits", p.getPermits(), () -> b.withRate(p.getPermits(), p.getPer()));
     }
     if (p.isAdaptive()) {
-      b.adaptive();
+      b.adaptive(Pacer.Congestion.BRACKET);
     }
     return check("pacer.per", p.getPer(), b::build);
   }

@@ -1,0 +1,239 @@
+package dev.relent.guard;
+
+/**
+ * The rate controller of {@link Pacer.Congestion#BRACKET}: finds a limiter's interval between the
+ * fastest pace that held and the slowest gap that was refused, and paces just above the refused
+ * one.
+ *
+ * <p>A token bucket refuses a start only when no token is left: the start came less than one
+ * interval after the previous accepted one, so every refused gap (from the accepted start before
+ * it) is a lower bound of the limiter's interval, whatever its burst. A pace at which a few starts
+ * in a row are accepted is an upper bound worth keeping. The controller descends from the pace that
+ * held towards the refused bound (halving while far from it, bisecting near it), returns to the
+ * pace that held when a faster one is refused, and stays a margin above the refused bound. Before
+ * anything held it starts at the rate of accepted starts over the last second, never below it (and
+ * no slower than one start every 250 ms, when nothing was accepted yet). A pace that held and then
+ * sees one refusal is just above the limit (a start reached the server a little early): it slows by
+ * a margin. After {@value #PATIENCE} accepts in a row without a refusal it probes a margin below
+ * the refused bound, more patiently each time the bound holds.
+ *
+ * <p>Not thread-safe: the {@link AdaptivePacer} calls it under its lock. Allocates only at
+ * construction.
+ */
+final class LimitBracket {
+  static final long SECOND = 1_000_000_000L;
+
+  /** How far above the slowest refused gap the pace stays, and how much a refusal nudges it. */
+  static final double MARGIN = 0.03;
+
+  /**
+   * Added to the margin above the refused bound: how much earlier than it was sent a start may
+   * reach the server (a thread woken late, a connection reused or not), 2 ms.
+   */
+  static final long JITTER_NANOS = 2_000_000L;
+
+  /** Accepted starts in a row at a pace before it counts as held and a faster one is tried. */
+  static final int HOLD = 3;
+
+  /** While the refused bound is far, each held pace is followed by one this much faster. */
+  static final double DESCENT = 0.5;
+
+  /** The first pace when nothing was accepted in the last second: four starts a second. */
+  static final long FIRST_NANOS = SECOND / 4;
+
+  /** Accepts in a row at the bracketed pace before a faster one is probed; doubles per miss. */
+  static final int PATIENCE = 64;
+
+  private static final int MAX_PATIENCE_DOUBLINGS = 4;
+  private static final int ACCEPTED = 64;
+  private static final long NONE = 0;
+  private static final long NEVER = Long.MIN_VALUE;
+
+  /** The pace: the interval between starts; 0 while it does not pace. */
+  private long interval = NONE;
+
+  /** The fastest interval that held {@value #HOLD} accepts in a row; 0 if none. */
+  private long held = NONE;
+
+  /** The slowest refused gap: a lower bound of the limiter's interval; 0 if none. */
+  private long refused = NONE;
+
+  /** When the pace last changed: starts sent before it were sent at another pace. */
+  private long changedAt = NEVER;
+
+  /** Accepted starts sent at the current pace, since it was set. */
+  private int streak;
+
+  /** How many times in a row a probe below the refused bound was refused. */
+  private int misses;
+
+  private boolean probing;
+
+  private long firstAccepted = NEVER;
+  private final long[] accepted = new long[ACCEPTED];
+  private int acceptedNext;
+  private int acceptedSize;
+
+  /** The interval to pace at, or 0 while the controller does not pace. */
+  long interval() {
+    return interval;
+  }
+
+  /** The slowest refused gap, a lower bound of the limiter's interval; 0 if none yet. */
+  long refusedBound() {
+    return refused;
+  }
+
+  /** The fastest interval that held; 0 if none. */
+  long heldBound() {
+    return held;
+  }
+
+  /** An answer to the start sent at {@code sentAt} that was not a throttle. */
+  void onAccepted(long sentAt) {
+    if (firstAccepted == NEVER) {
+      firstAccepted = sentAt;
+    }
+    accepted[acceptedNext] = sentAt;
+    acceptedNext = (acceptedNext + 1) % ACCEPTED;
+    acceptedSize = Math.min(ACCEPTED, acceptedSize + 1);
+    if (interval == NONE || sentAt < changedAt) {
+      return;
+    }
+    streak++;
+    // Far above the refused bound two accepts in a row (one gap at the pace) are enough to go
+    // on; near it, a few.
+    boolean far = refused == NONE || interval * DESCENT >= floor();
+    if (streak < (far ? 2 : HOLD)) {
+      return;
+    }
+    if (probing) {
+      // The probe held: the limit is faster than the refused bound said.
+      probing = false;
+      misses = 0;
+      refused = Math.min(refused, interval);
+    }
+    if (held == NONE || interval < held) {
+      held = interval;
+    }
+    long floor = floor();
+    if (floor >= held) {
+      // Bracketed: wait for patience before probing below the refused bound.
+      if (streak >= patience()) {
+        probing = true;
+        setInterval(Math.max(1, (long) (held * (1 - MARGIN))), sentAt);
+      }
+      return;
+    }
+    long next;
+    if (refused == NONE || held * DESCENT >= floor) {
+      next = (long) (held * DESCENT);
+    } else {
+      next = floor + (held - floor) / 2;
+    }
+    if (held - next <= held * MARGIN) {
+      next = floor;
+    }
+    setInterval(Math.max(floor, Math.max(1, next)), sentAt);
+  }
+
+  /**
+   * A throttled answer to the start sent at {@code sentAt}, answered at {@code now}.
+   *
+   * @return whether the pace slowed by more than a nudge (the schedule's booked starts were booked
+   *     at a pace now known to be too fast)
+   */
+  boolean onThrottled(long sentAt, long now) {
+    long before = previousAccepted(sentAt);
+    long gap = before == NEVER ? 0 : sentAt - before;
+    if (interval == NONE) {
+      refused = Math.max(refused, gap);
+      setInterval(Math.max(firstPace(sentAt), floor()), now);
+      return true;
+    }
+    if (sentAt < changedAt) {
+      // Sent at an earlier pace, which this one already answers; its gap still bounds the limit.
+      refused = Math.max(refused, Math.min(gap, interval));
+      return false;
+    }
+    boolean wasProbe = probing;
+    probing = false;
+    refused = Math.max(refused, Math.min(gap, interval));
+    if (wasProbe) {
+      // The refused bound holds: back to the pace that held, more patient next time.
+      misses = Math.min(MAX_PATIENCE_DOUBLINGS, misses + 1);
+      setInterval(Math.max(held, floor()), now);
+      return false;
+    }
+    if (held != NONE && held > interval) {
+      // Faster than the pace that held: back to it.
+      setInterval(Math.max(held, floor()), now);
+      return true;
+    }
+    if (streak >= HOLD) {
+      // This pace held, then one start was refused: just above the limit. Nudge.
+      long nudged = Math.max(interval + 1, (long) (interval * (1 + MARGIN)));
+      held = nudged;
+      setInterval(nudged, now);
+      return false;
+    }
+    // Refused before it held: too fast, whatever held before (a burst's tokens).
+    held = NONE;
+    setInterval(Math.max(twice(interval), (long) (refused * (1 + 2 * MARGIN))), now);
+    return true;
+  }
+
+  /**
+   * The first pace, at the first refusal (of the start sent at {@code sentAt}): the rate of the
+   * starts of the last second, the accepted ones and the refused one, when this controller has
+   * heard answers for a whole second; before that (a burst at the start), the accepted ones over a
+   * second, but no slower than {@link #FIRST_NANOS}.
+   */
+  private long firstPace(long sentAt) {
+    int recent = acceptedAfter(sentAt - SECOND);
+    if (firstAccepted != NEVER && firstAccepted <= sentAt - SECOND) {
+      return SECOND / (recent + 1);
+    }
+    return recent == 0 ? FIRST_NANOS : Math.min(FIRST_NANOS, SECOND / recent);
+  }
+
+  private long floor() {
+    return refused == NONE ? 1 : (long) (refused * (1 + MARGIN)) + JITTER_NANOS;
+  }
+
+  private long patience() {
+    return (long) PATIENCE << misses;
+  }
+
+  private void setInterval(long next, long now) {
+    interval = Math.max(1, next);
+    changedAt = now;
+    streak = 0;
+  }
+
+  private static long twice(long nanos) {
+    return nanos > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * nanos;
+  }
+
+  /** The newest accepted start sent before {@code sentAt}, or {@link #NEVER}. */
+  private long previousAccepted(long sentAt) {
+    long best = NEVER;
+    for (int i = 0; i < acceptedSize; i++) {
+      long t = accepted[i];
+      if (t < sentAt && t > best) {
+        best = t;
+      }
+    }
+    return best;
+  }
+
+  private int acceptedAfter(long t) {
+    int n = 0;
+    for (int i = 0; i < acceptedSize; i++) {
+      if (accepted[i] > t) {
+        n++;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,234 @@
+package dev.relent.guard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Pacer.Congestion#BRACKET} against token buckets on virtual time: one caller that sends
+ * each start when the pacer says and hears its answer a round trip later.
+ */
+class LimitBracketTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final long NO_LIMIT = Long.MAX_VALUE;
+
+  /** A token bucket as nginx's limit_req keeps it: refused starts take no token. */
+  private static final class Bucket {
+    final long interval;
+    final double burst;
+    double tokens;
+    long last;
+    int accepted;
+    int refused;
+
+    Bucket(long interval, int burst) {
+      this.interval = interval;
+      this.burst = burst + 1;
+      this.tokens = burst + 1;
+    }
+
+    boolean admit(long at) {
+      tokens = Math.min(burst, tokens + (at - last) / (double) interval);
+      last = at;
+      if (tokens >= 1) {
+        tokens -= 1;
+        accepted++;
+        return true;
+      }
+      refused++;
+      return false;
+    }
+  }
+
+  /** What a run of {@code n} accepted starts took, from the first start to the last. */
+  private record Run(long span, int refused, long finalInterval) {}
+
+  private static Run run(Pacer pacer, Bucket bucket, int n, long rtt) {
+    long now = 0;
+    long first = -1;
+    long last = 0;
+    while (bucket.accepted < n) {
+      long wait = pacer.tryAcquire(now, NO_LIMIT);
+      assertThat(wait).isNotNegative();
+      long start = now + wait;
+      if (first < 0) {
+        first = start;
+      }
+      last = start;
+      boolean ok = bucket.admit(start);
+      now = start + rtt;
+      if (ok) {
+        pacer.onAccepted(start);
+      } else {
+        pacer.onThrottled(start, now);
+      }
+      if (System.getenv("BRACKET_TRACE") != null) {
+        System.out.printf(
+            "%.3f %s %d%n", start / 1e9, ok ? "ok" : "REFUSED", pacer.interval().toMillis());
+      }
+    }
+    return new Run(last - first, bucket.refused, pacer.interval().toNanos());
+  }
+
+  private static Pacer bracket() {
+    return Pacer.builder().adaptive(Pacer.Congestion.BRACKET).build();
+  }
+
+  @Test
+  void aBucketWithoutBurstIsFoundWithinAFewPercentInAFewRefusals() {
+    Bucket bucket = new Bucket(100 * MS, 0);
+    Run r = run(bracket(), bucket, 150, MS);
+    // 150 accepted starts need 14.9 s at the limit; the search costs little more.
+    assertThat(r.span()).isLessThan((long) (14.9 * S * 1.10));
+    assertThat(r.refused()).isLessThanOrEqualTo(6);
+    assertThat(r.finalInterval()).isBetween(100 * MS, 108 * MS);
+  }
+
+  @Test
+  void aBucketWithBurstIsFoundOnceItsTokensAreSpent() {
+    Bucket bucket = new Bucket(100 * MS, 20);
+    Run r = run(bracket(), bucket, 150, MS);
+    // 21 at once, then 129 at 10/s: 12.9 s.
+    assertThat(r.span()).isLessThan((long) (12.9 * S * 1.15));
+    assertThat(r.finalInterval()).isBetween(100 * MS, 110 * MS);
+  }
+
+  @Test
+  void theFirstPaceIsTheRateAcceptedOverTheLastSecondNeverBelowIt() {
+    Pacer pacer = bracket();
+    // Five calls a second, one after the other, all accepted; then one refused.
+    for (int i = 0; i < 10; i++) {
+      assertThat(pacer.tryAcquire(i * 200 * MS, NO_LIMIT)).isZero();
+      pacer.onAccepted(i * 200 * MS);
+    }
+    pacer.tryAcquire(2 * S, NO_LIMIT);
+    pacer.onThrottled(2 * S, 2 * S + MS);
+    // Five starts in the last second, four accepted and the refused one: 5/s, not the 0.5/s of the
+    // slowest rate; the refused gap of 200 ms says the limit is a little slower: 3 % + 2 ms above.
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(208));
+  }
+
+  @Test
+  void withNothingAcceptedYetTheFirstPaceIsFourStartsASecond() {
+    Pacer pacer = bracket();
+    pacer.tryAcquire(0, NO_LIMIT);
+    pacer.onThrottled(0, MS);
+    assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void eachPaceThatHeldIsFollowedByAFasterOneAndARefusedOneGoesBack() {
+    LimitBracket b = new LimitBracket();
+    b.onAccepted(0);
+    b.onThrottled(10 * MS, 11 * MS); // cold: nothing for a whole second yet, 250 ms
+    assertThat(b.interval()).isEqualTo(250 * MS);
+    // Far from the refused bound (10 ms): two accepts in a row at a pace halve it.
+    long t = 11 * MS;
+    for (long expected : new long[] {125 * MS, 62_500_000L, 31_250_000L}) {
+      long pace = b.interval();
+      t += pace;
+      b.onAccepted(t);
+      assertThat(b.interval()).isEqualTo(pace);
+      t += pace;
+      b.onAccepted(t);
+      assertThat(b.interval()).isEqualTo(expected);
+    }
+    // 31.25 ms refused before it held: back to the 62.5 ms that did; the bound is 31.25 ms.
+    t += b.interval();
+    b.onThrottled(t, t + MS);
+    assertThat(b.interval()).isEqualTo(62_500_000L);
+    assertThat(b.refusedBound()).isEqualTo(31_250_000L);
+    // Near the bound: three accepts in a row, then halfway towards 3 % + 2 ms above it.
+    for (int i = 0; i < LimitBracket.HOLD; i++) {
+      t += b.interval();
+      b.onAccepted(t);
+    }
+    long floor = (long) (31_250_000L * 1.03) + LimitBracket.JITTER_NANOS;
+    assertThat(b.interval()).isEqualTo(floor + (62_500_000L - floor) / 2);
+    // That pace held three times; the next, faster, is refused before it held: back.
+    long pace = b.interval();
+    for (int i = 0; i < LimitBracket.HOLD; i++) {
+      t += pace;
+      b.onAccepted(t);
+    }
+    long probe = b.interval();
+    assertThat(probe).isLessThan(pace);
+    t += probe;
+    b.onThrottled(t, t + MS);
+    assertThat(b.interval()).isEqualTo(pace);
+    // At the pace that held, three more accepts and then one refusal: a nudge of 3 %.
+    for (int i = 0; i < LimitBracket.HOLD; i++) {
+      t += pace;
+      b.onAccepted(t);
+    }
+    long at = b.interval();
+    t += at;
+    b.onThrottled(t, t + MS);
+    assertThat(b.interval()).isBetween(at, (long) (Math.max(at, pace) * 1.04));
+  }
+
+  @Test
+  void aLimiterThatRefusesEverythingLeavesThePacerAtItsSlowestRate() {
+    Pacer pacer = bracket();
+    long now = 0;
+    for (int i = 0; i < 40; i++) {
+      long start = now + pacer.tryAcquire(now, NO_LIMIT);
+      now = start + MS;
+      pacer.onThrottled(start, now);
+    }
+    assertThat(pacer.interval()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aLimiterThatAcceptsEverythingIsNeverPaced() {
+    Pacer pacer = bracket();
+    for (int i = 0; i < 200; i++) {
+      assertThat(pacer.tryAcquire(i, NO_LIMIT)).isZero();
+      pacer.onAccepted(i);
+    }
+    assertThat(pacer.interval()).isEqualTo(Duration.ofNanos(1));
+  }
+
+  @Test
+  void theCeilingHoldsWhateverTheSearchTries() {
+    Pacer pacer =
+        Pacer.builder()
+            .adaptive(Pacer.Congestion.BRACKET)
+            .withRate(5, Duration.ofSeconds(1))
+            .build();
+    Bucket generous = new Bucket(10 * MS, 0);
+    run(pacer, generous, 30, MS);
+    assertThat(pacer.interval()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void aCallerWaitsForTheNewestBookedStartBeforeBookingItsOwn() {
+    Pacer pacer = bracket();
+    pacer.tryAcquire(0, NO_LIMIT);
+    pacer.onThrottled(0, MS); // 250 ms
+    // The start at 0 may not be answered yet: book half an interval after it.
+    assertThat(pacer.deferNanos(MS)).isEqualTo(125 * MS - MS);
+    assertThat(pacer.deferNanos(125 * MS)).isZero();
+    long booked = 125 * MS + pacer.tryAcquire(125 * MS, NO_LIMIT);
+    assertThat(booked).isEqualTo(250 * MS);
+    // Another caller waits until half an interval after that booked start.
+    assertThat(pacer.deferNanos(130 * MS)).isEqualTo(booked + 125 * MS - 130 * MS);
+    assertThat(pacer.deferNanos(booked + 125 * MS)).isZero();
+    // A fixed-rate pacer, or another controller, never defers.
+    assertThat(Pacer.of(1, Duration.ofSeconds(1)).deferNanos(0)).isZero();
+    Pacer aimd = Pacer.builder().adaptive(Pacer.Congestion.AIMD).build();
+    aimd.tryAcquire(0, NO_LIMIT);
+    aimd.onThrottled(0, MS);
+    aimd.tryAcquire(MS, NO_LIMIT);
+    assertThat(aimd.deferNanos(MS)).isZero();
+  }
+
+  @Test
+  void shortThrottleWaitsArePacedOnlyByTheBracket() {
+    assertThat(bracket().pacesWaitsUpToNanos()).isEqualTo(2 * S);
+    assertThat(Pacer.adaptive().pacesWaitsUpToNanos()).isEqualTo(-1);
+    assertThat(Pacer.of(1, Duration.ofSeconds(1)).pacesWaitsUpToNanos()).isEqualTo(-1);
+  }
+}
