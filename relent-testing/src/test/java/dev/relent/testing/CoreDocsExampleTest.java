@@ -96,6 +96,9 @@ class CoreDocsExampleTest {
             .withConcurrencyLimit(ConcurrencyLimit.of(8))
             .build();
     // --- end
+    // --- begin bracket
+    Pacer learned = Pacer.builder().adaptive(Pacer.Congestion.BRACKET).build();
+    // --- end
     // --- begin overload
     RelentExecutor<Response> guarded =
         classified(RetryPolicy.ofDefaults())
@@ -108,6 +111,7 @@ class CoreDocsExampleTest {
     assertThat(pacer.isAdaptive()).isTrue();
     assertThat(pacer.interval()).isEqualTo(Duration.ofMillis(100));
     assertThat(paced.toString()).contains("adaptive=aimd");
+    assertThat(learned.toString()).contains("adaptive=bracket");
     assertThat(guarded.toString()).contains("openDuration=250 ms");
   }
 
