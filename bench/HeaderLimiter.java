@@ -14,8 +14,9 @@
  * seconds, rounded up) and Retry-After (seconds to the reset, rounded up, at least 1): some real
  * APIs send Retry-After on a 2xx too. A refused request is not counted in the window.
  *
- * GET /__counts answers "200 <served>\n429 <refused>\n" and is counted in neither; the same two
- * lines go to stdout when the process ends (SIGTERM included). Bad flags: a message, exit 2.
+ * Each counted request is a line on stdout, "<epoch ms> <status> <path>", in the order decided.
+ * GET /__counts answers "200 <served>\n429 <refused>\n" and is counted in neither; the counts also
+ * go to stderr when the process ends (SIGTERM included). Bad flags: a message, exit 2.
  *
  * Thread-safety: handlers run on a small pool; every read and write of the window and the counts
  * happens under one lock, so each decision sees the decisions made before it.
@@ -54,7 +55,7 @@ public final class HeaderLimiter {
   /** One answer: whether it is served, what is left and when the window resets (epoch ms). */
   private record Decision(boolean allowed, int remaining, long resetMs, long nowMs) {}
 
-  private Decision decide() {
+  private Decision decide(String path) {
     synchronized (lock) {
       long now = System.currentTimeMillis();
       boolean allowed;
@@ -87,6 +88,7 @@ public final class HeaderLimiter {
       } else {
         refused429++;
       }
+      System.out.println(now + " " + (allowed ? 200 : 429) + " " + path);
       return new Decision(allowed, Math.max(0, limit - count), reset, now);
     }
   }
@@ -100,11 +102,12 @@ public final class HeaderLimiter {
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       exchange.getRequestBody().readAllBytes();
-      if (exchange.getRequestURI().getPath().equals("/__counts")) {
+      String path = exchange.getRequestURI().getPath();
+      if (path.equals("/__counts")) {
         send(exchange, 200, counts());
         return;
       }
-      Decision d = decide();
+      Decision d = decide(path);
       Map<String, String> headers = new HashMap<>();
       headers.put("X-RateLimit-Limit", Integer.toString(limit));
       headers.put("X-RateLimit-Remaining", Integer.toString(d.remaining()));
@@ -158,7 +161,7 @@ public final class HeaderLimiter {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     server.setExecutor(pool);
     server.createContext("/", limiter::handle);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.print(limiter.counts())));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.print(limiter.counts())));
     server.start();
     System.err.printf(
         "HeaderLimiter: %s window, %d per %d ms, on 127.0.0.1:%d%n", mode, limit, windowMs, port);
