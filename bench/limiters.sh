@@ -14,8 +14,8 @@
 #   bench/limiters.sh --list               # the cases, with what each one is
 #
 # Prints a line per run, a median line per case (the median of each column on its own), and at the
-# end the medians as a Markdown table. Results in relent-bench/target/bench-results/limiters/
-# (emptied at the start): results.tsv (case, run, seconds, minimum, ratio, n_200, n_429, share,
+# end the medians as a Markdown table. Results in relent-bench/target/bench-results/limiters/, or
+# in OUT (an absolute path), replaced at each start: results.tsv (case, run, seconds, minimum, ratio, n_200, n_429, share,
 # exit; ratio = seconds / minimum, share = n_429 / every request the limiter saw), medians.tsv,
 # fleet.tsv (per process of the fleet cases: first and last request at the server, seconds from
 # the launch) and runs/CASE/RUN/ with each limiter's configuration and log and relent's output.
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
-OUT=$PWD/relent-bench/target/bench-results/limiters
+OUT=${OUT:-$PWD/relent-bench/target/bench-results/limiters}
 TSV=$OUT/results.tsv
 NGINX=/usr/sbin/nginx
 HAPROXY=/usr/sbin/haproxy
@@ -136,7 +136,7 @@ if ! ./relent --version >/dev/null || [ ! -f relent-cli/target/relent.jar ]; the
   exit 1
 fi
 
-rm -rf "$OUT"
+rm -rf "$OUT/runs" "$TSV" "$OUT/medians.tsv" "$OUT/fleet.tsv"
 mkdir -p "$OUT/runs"
 printf 'case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\n' >"$TSV"
 printf 'case\trun\tprocess\tfirst_s\tlast_s\tn_200\tn_429\texit\n' >"$OUT/fleet.tsv"
@@ -192,7 +192,9 @@ EOF
 
 # HAProxy: one stick-table entry for every request (a constant key: the account's limit), its
 # http_req_rate over 10 s; over 100 it answers 429 with Retry-After: 1, otherwise 200 itself. The
-# log, on stdout, has a line per request: epoch ms, status, path.
+# log, on stdout, has a line per request: epoch ms, status, path. The time is taken when the
+# request's rules run: %Ts and %ms are the accept date, which keep-alive resets to the end of the
+# connection's previous response, so an idle connection's next request would look early.
 start_haproxy() {
   local dir=$1 port=$2
   cat >"$dir/haproxy.cfg" <<EOF
@@ -206,8 +208,9 @@ defaults
   timeout server 30s
 frontend limiter
   bind 127.0.0.1:$port
-  log-format "%Ts%ms %ST %HU"
+  log-format "%[var(txn.arrival)] %ST %HU"
   stick-table type integer size 1 expire 60s store http_req_rate(10s)
+  http-request set-var(txn.arrival) date(0,ms)
   http-request track-sc0 int(1)
   http-request return status 429 content-type text/plain string "too many requests\n" hdr Retry-After 1 if { sc_http_req_rate(0) gt 100 }
   http-request return status 200 content-type text/plain string "ok\n"
@@ -244,8 +247,9 @@ requests() {
 }
 
 # Counts in a log whose lines are "TIME STATUS PATH" (every limiter's here): "n_200 n_429 total".
+# Only requests for a path count: HAProxy logs wait_for's bare connection as a 400 <BADREQ>.
 count_log() {
-  awk '$2 ~ /^[1-5][0-9][0-9]$/ { t++ } $2 == 200 { ok++ } $2 == 429 { no++ }
+  awk '$2 ~ /^[1-5][0-9][0-9]$/ && $3 ~ /^\// { t++; if ($2 == 200) ok++; if ($2 == 429) no++ }
     END { printf "%d %d %d\n", ok, no, t }' "$1"
 }
 
@@ -257,7 +261,7 @@ record() {
       share = t > 0 ? no / t : 0
       printf "%-26s run %-3d %6.2f s  min %5.1f s  %5.2fx  200s %4d  429s %4d (%5.1f%%)  exit %d\n",
         c, r, s, m, s / m, ok, no, 100 * share, e
-      printf "%s\t%d\t%.2f\t%.1f\t%.3f\t%d\t%d\t%.4f\t%d\n", c, r, s, m, s / m, ok, no, share, e >> tsv
+      printf "%s\t%d\t%.2f\t%.1f\t%.3f\t%d\t%d\t%.6f\t%d\n", c, r, s, m, s / m, ok, no, share, e >> tsv
     }'
 }
 
@@ -388,7 +392,7 @@ summarize() {
     -v e="$exits" -v tsv="$OUT/medians.tsv" 'BEGIN {
       printf "%-26s median  %6.2f s  min %5.1f s  %5.2fx  429s %6.1f (%5.1f%%)  exits %s\n",
         c, s, m, r, no, 100 * sh, e
-      printf "%s\t%.2f\t%.1f\t%.3f\t%.1f\t%.4f\t%s\n", c, s, m, r, no, sh, e >> tsv
+      printf "%s\t%.2f\t%.1f\t%.3f\t%.1f\t%.6f\t%s\n", c, s, m, r, no, sh, e >> tsv
     }'
 }
 
