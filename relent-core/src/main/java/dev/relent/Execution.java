@@ -391,7 +391,7 @@ class Execution<R> implements AttemptContext {
     }
     if (scoped != null) {
       scoped.record(verdict, attemptStart);
-      if (hint != null && hint.pausesAll() && !pacedInstead(hint)) {
+      if (hint != null && hint.pausesAll()) {
         // The scope the answer belongs to pauses, not every call of the executor.
         scoped.pause(result, thrown, hint, attemptStart);
       }
@@ -420,17 +420,6 @@ class Execution<R> implements AttemptContext {
   }
 
   /**
-   * Whether a throttle's wait is short enough for the executor's pacer to answer it by its pace
-   * ({@link Pacer#pacesWaitsUpToNanos}) instead of a pause of every caller: the refused attempt
-   * still waits for it before its retry.
-   */
-  private boolean pacedInstead(ServerHint hint) {
-    return x.pacer != null
-        && !hint.isQuotaExhausted()
-        && hint.waitNanos() <= x.pacer.pacesWaitsUpToNanos();
-  }
-
-  /**
    * Tells the pacer what the attempt said: the quota, the pause for everyone, and whether it was
    * throttled (a rate-limit hint on an outcome to retry) or accepted (any answer that is not
    * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
@@ -446,7 +435,7 @@ class Execution<R> implements AttemptContext {
             hint.policyQuotaOrNegative(),
             hint.policyWindowNanosOrNegative());
       }
-      if (hint.pausesAll() && scoped == null && !pacedInstead(hint)) {
+      if (hint.pausesAll() && scoped == null) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
       }

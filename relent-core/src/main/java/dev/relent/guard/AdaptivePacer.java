@@ -265,15 +265,6 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     return at <= nowNanos ? 0 : at - nowNanos;
   }
 
-  /**
-   * With {@link Pacer.Congestion#BRACKET}, waits up to the slowest interval (default 2 s): the
-   * pacer never spaces its starts wider than that, so a shorter wait is a pace it can learn.
-   */
-  @Override
-  public long pacesWaitsUpToNanos() {
-    return bracket == null ? -1 : slowestNanos;
-  }
-
   @Override
   public void refund(long reservedAtNanos) {
     state.refund(reservedAtNanos, lastReservedNanos);

@@ -9,13 +9,13 @@ package dev.relent.guard;
  * interval after the previous accepted one, so every refused gap (from the accepted start before
  * it) is a lower bound of the limiter's interval, whatever its burst. A pace at which a few starts
  * in a row are accepted is an upper bound worth keeping. The controller descends from the pace that
- * held towards the refused bound (halving while far from it, bisecting near it), returns to the
- * pace that held when a faster one is refused, and stays a margin above the refused bound. Before
- * anything held it starts at the rate of accepted starts over the last second, never below it (and
- * no slower than one start every 250 ms, when nothing was accepted yet). A pace that held and then
- * sees one refusal is just above the limit (a start reached the server a little early): it slows by
- * a margin. After {@value #PATIENCE} accepts in a row without a refusal it probes a margin below
- * the refused bound, more patiently each time the bound holds.
+ * held towards the refused bound (halving while far from it, near it halfway to it but at most a
+ * tenth at a time), returns to the pace that held when a faster one is refused, and stays a margin
+ * above the refused bound. Before anything held it starts at the rate of accepted starts over the
+ * last second, never below it (and no slower than one start every 250 ms, when nothing was accepted
+ * yet). A pace that held and then sees one refusal is just above the limit (a start reached the
+ * server a little early): it slows by a margin. After {@value #PATIENCE} accepts in a row without a
+ * refusal it probes a margin below the refused bound, more patiently each time the bound holds.
  *
  * <p>Not thread-safe: the {@link AdaptivePacer} calls it under its lock. Allocates only at
  * construction.
@@ -37,6 +37,9 @@ final class LimitBracket {
 
   /** While the refused bound is far, each held pace is followed by one this much faster. */
   static final double DESCENT = 0.5;
+
+  /** Near the refused bound, each held pace is followed by one at most this much faster. */
+  static final double NEAR_STEP = 0.1;
 
   /** The first pace when nothing was accepted in the last second: four starts a second. */
   static final long FIRST_NANOS = SECOND / 4;
@@ -129,7 +132,9 @@ final class LimitBracket {
     if (refused == NONE || held * DESCENT >= floor) {
       next = (long) (held * DESCENT);
     } else {
-      next = floor + (held - floor) / 2;
+      // Near the bound: halfway to it, but no more than a tenth faster at a time, since a refusal
+      // (and the pause its Retry-After may bring) costs more than a slightly slow pace.
+      next = Math.max(floor + (held - floor) / 2, (long) (held * (1 - NEAR_STEP)));
     }
     if (held - next <= held * MARGIN) {
       next = floor;

@@ -171,19 +171,6 @@ public interface Pacer {
   }
 
   /**
-   * Returns the longest wait a throttled answer may ask for ({@code Retry-After} on a 429) that
-   * this pacer answers by its pace instead of a pause of every caller: the refused attempt still
-   * waits that long before its retry, and the pacer slows as it learns, but the other callers go on
-   * at the learned pace. A token bucket that refuses a start just too early says "retry after 1 s"
-   * to that start, not to the account. Longer waits (and quotas) pause as always.
-   *
-   * @return the longest such wait in nanoseconds; -1 (the default) for none: every wait pauses
-   */
-  default long pacesWaitsUpToNanos() {
-    return -1;
-  }
-
-  /**
    * Returns whether starts reserved before a pause wait for it too: the executor checks, when a
    * reserved start comes, whether a pause has begun since ({@link #pausedUntilNanos()}) and if so
    * reserves a new start after it. True for an adaptive pacer; a fixed-rate pacer keeps the

@@ -224,11 +224,4 @@ class LimitBracketTest {
     aimd.tryAcquire(MS, NO_LIMIT);
     assertThat(aimd.deferNanos(MS)).isZero();
   }
-
-  @Test
-  void shortThrottleWaitsArePacedOnlyByTheBracket() {
-    assertThat(bracket().pacesWaitsUpToNanos()).isEqualTo(2 * S);
-    assertThat(Pacer.adaptive().pacesWaitsUpToNanos()).isEqualTo(-1);
-    assertThat(Pacer.of(1, Duration.ofSeconds(1)).pacesWaitsUpToNanos()).isEqualTo(-1);
-  }
 }
