@@ -92,7 +92,8 @@ class LimitBracketTest {
     Run r = run(bracket(), bucket, 150, MS);
     // 21 at once, then 129 at 10/s: 12.9 s.
     assertThat(r.span()).isLessThan((long) (12.9 * S * 1.15));
-    assertThat(r.finalInterval()).isBetween(100 * MS, 110 * MS);
+    // A bucket with tokens left accepts a pace a little under its rate until they run out.
+    assertThat(r.finalInterval()).isBetween(95 * MS, 110 * MS);
   }
 
   @Test
@@ -140,13 +141,15 @@ class LimitBracketTest {
     b.onThrottled(t, t + MS);
     assertThat(b.interval()).isEqualTo(62_500_000L);
     assertThat(b.refusedBound()).isEqualTo(31_250_000L);
-    // Near the bound: three accepts in a row, then halfway towards 3 % + 2 ms above it.
+    // Near the bound: three accepts in a row, then halfway towards 3 % + 2 ms above it, but no
+    // more than a tenth faster.
     for (int i = 0; i < LimitBracket.HOLD; i++) {
       t += b.interval();
       b.onAccepted(t);
     }
     long floor = (long) (31_250_000L * 1.03) + LimitBracket.JITTER_NANOS;
-    assertThat(b.interval()).isEqualTo(floor + (62_500_000L - floor) / 2);
+    assertThat(floor + (62_500_000L - floor) / 2).isLessThan(56_250_000L);
+    assertThat(b.interval()).isEqualTo(56_250_000L);
     // That pace held three times; the next, faster, is refused before it held: back.
     long pace = b.interval();
     for (int i = 0; i < LimitBracket.HOLD; i++) {
