@@ -193,6 +193,12 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private long lastExcused = NEVER;
   private long policyWindowNanos = -1;
 
+  /**
+   * With {@link Pacer.Congestion#BRACKET}: whether the quota readings are of a window (a fixed
+   * reset that the requests left count down to), whose requests left may be spent at once.
+   */
+  private boolean window;
+
   // Read without the lock by tryAcquire.
   private volatile long learnedNanos;
   private volatile long quotaNanos;
@@ -210,7 +216,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       PacerState state,
       TimeSource time) {
     this.congestion = congestion;
-    this.bracket = congestion == Pacer.Congestion.BRACKET ? new LimitBracket() : null;
+    this.bracket =
+        congestion == Pacer.Congestion.BRACKET
+            ? new LimitBracket(ceilingNanos, slowestNanos)
+            : null;
     this.ceilingNanos = ceilingNanos;
     this.slowestNanos = slowestNanos;
     this.burst = burst;
@@ -349,6 +358,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     // The server counted the attempt sent at sentAt, not the starts reserved after it.
     long left = remaining - startsAfter(sentAtNanos);
+    if (bracket != null) {
+      noticeWindow(sentAtNanos, resetAt);
+    }
     long interval;
     if (left <= 0) {
       // No start left before the reset: the next one after those reserved goes at the reset.
@@ -365,15 +377,26 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
         return; // the next start is due at the reset or later: the reading limits nothing
       }
       interval = until / left + (until % left == 0 ? 0 : 1);
+      if (window) {
+        // A window's requests left may all be spent before its reset: the server said so.
+        interval = 1;
+      }
     }
     interval = clamp(interval);
     // Each answer counts the starts in flight a little differently: a quarter of the reading
     // goes in, so that one noisy count does not swing the rate.
-    if (quotaUntil != NEVER && sentAtNanos < quotaUntil) {
+    if (!window && quotaUntil != NEVER && sentAtNanos < quotaUntil) {
       interval = clamp(quotaNanos - quotaNanos / 4 + interval / 4);
     }
     quotaNanos = interval;
     quotaUntil = resetAt;
+    if (window) {
+      // Spent at once, or none left until the reset: the next start after the newest comes so.
+      long next = left <= 0 ? span : Math.max(learnedNanos, interval);
+      if (next < lastReservedNanos || left <= 0) {
+        respace(next);
+      }
+    }
     // The rate the reading allows from its send on; the reading before it, kept for a throttle
     // of the attempt that carried this one (the executor reports the quota first).
     quotaRateNanos = clamp(resetNanos / (remaining + 1));
@@ -387,6 +410,37 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     quotaResetNanos = resetNanos;
   }
 
+  /**
+   * The next start comes one {@code interval} after the newest reserved one, not one of the
+   * interval it was reserved at, when that was longer ({@link PacerState#respace}). Under the lock.
+   */
+  private void respaceTo(long interval) {
+    if (interval < lastReservedNanos) {
+      respace(interval);
+    }
+  }
+
+  /** Spaces the start after the newest reserved one at {@code interval}. Under the lock. */
+  private void respace(long interval) {
+    long newest = newestStart();
+    if (newest != NEVER && state.respace(newest, lastReservedNanos, interval)) {
+      lastReservedNanos = interval;
+    }
+  }
+
+  /**
+   * Tells a window from a bucket by its readings: two in the same window (sent before the last
+   * reset) that name the same reset, within the second a reset stated in whole seconds may be off
+   * by, are a window that counts down to a fixed reset; a reset that moved on within the window is
+   * not. Under the lock.
+   */
+  private void noticeWindow(long sentAtNanos, long resetAt) {
+    if (quotaUntil == NEVER || sentAtNanos >= quotaUntil) {
+      return; // the first reading of a window says nothing of its shape
+    }
+    window = Math.abs(resetAt - quotaUntil) <= SECOND;
+  }
+
   @Override
   public void onAccepted(long sentAtNanos) {
     lock();
@@ -395,6 +449,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       if (bracket.interval() > 0) {
         pacing = true;
         publish();
+        respaceTo(
+            quotaUntil != NEVER && sentAtNanos < quotaUntil
+                ? Math.max(learnedNanos, quotaNanos)
+                : learnedNanos);
       }
       unlock();
       return;

@@ -17,6 +17,13 @@ package dev.relent.guard;
  * server a little early): it slows by a margin. After {@value #PATIENCE} accepts in a row without a
  * refusal it probes a margin below the refused bound, more patiently each time the bound holds.
  *
+ * <p>A window is told from a bucket by its refusals: a bucket accepts again within one interval, a
+ * window refuses for long after a run of accepts. When accepts come again after a refusal longer
+ * than a second that ended a run of {@value #WINDOW_RUN} or more, the pace is the run's accepts
+ * over the time from its first start to the first accept after it (the window opened at most one
+ * probe before that accept: the refused bound is the run over the time to that probe), and gaps
+ * refused long after the last accept bound nothing.
+ *
  * <p>Not thread-safe: the {@link AdaptivePacer} calls it under its lock. Allocates only at
  * construction.
  */
@@ -44,6 +51,12 @@ final class LimitBracket {
   /** The first pace when nothing was accepted in the last second: four starts a second. */
   static final long FIRST_NANOS = SECOND / 4;
 
+  /**
+   * A run of at least this many accepts, ended by refusals that last longer than a second (and four
+   * intervals), then accepts again, is a window: paced at the run over its time.
+   */
+  static final int WINDOW_RUN = 8;
+
   /** Accepts in a row at the bracketed pace before a faster one is probed; doubles per miss. */
   static final int PATIENCE = 64;
 
@@ -51,6 +64,20 @@ final class LimitBracket {
   private static final int ACCEPTED = 64;
   private static final long NONE = 0;
   private static final long NEVER = Long.MIN_VALUE;
+
+  private final long fastest;
+  private final long slowest;
+
+  /**
+   * Creates a controller whose pace stays between the pacer's bounds.
+   *
+   * @param fastest the shortest interval it may pace at (the pacer's ceiling), at least 1 ns
+   * @param slowest the longest (the pacer's slowest rate)
+   */
+  LimitBracket(long fastest, long slowest) {
+    this.fastest = Math.max(1, fastest);
+    this.slowest = Math.max(this.fastest, slowest);
+  }
 
   /** The pace: the interval between starts; 0 while it does not pace. */
   private long interval = NONE;
@@ -73,6 +100,19 @@ final class LimitBracket {
   private boolean probing;
 
   private long firstAccepted = NEVER;
+
+  /** The accepts since the last refusal, and the first of them. */
+  private int runAccepts;
+
+  private long runStart = NEVER;
+
+  /** The first refused start since the last accept; {@link #NEVER} while accepts come. */
+  private long refusedSince = NEVER;
+
+  /** The run of accepts that the current refusals ended, and its first start. */
+  private int windowRun;
+
+  private long windowRunStart = NEVER;
   private final long[] accepted = new long[ACCEPTED];
   private int acceptedNext;
   private int acceptedSize;
@@ -100,6 +140,24 @@ final class LimitBracket {
     accepted[acceptedNext] = sentAt;
     acceptedNext = (acceptedNext + 1) % ACCEPTED;
     acceptedSize = Math.min(ACCEPTED, acceptedSize + 1);
+    if (refusedSince != NEVER) {
+      long closed = sentAt - refusedSince;
+      refusedSince = NEVER;
+      runAccepts = 0;
+      if (windowRun >= WINDOW_RUN && closed > Math.max(SECOND, 4 * interval)) {
+        // A run of accepts, then a long refusal, then accepts again: a window, whose rate is the
+        // run's accepts over the time from the run's start to now. It opened at most one probe
+        // interval before now: the pace may be that much faster, which the bracket finds.
+        long pace = Math.max(1, (sentAt - windowRunStart) / windowRun);
+        long opened = Math.max(windowRunStart + 1, sentAt - interval);
+        held = pace;
+        refused = Math.max(1, (opened - windowRunStart) / windowRun);
+        setInterval(pace, sentAt);
+      }
+    }
+    if (runAccepts++ == 0) {
+      runStart = sentAt;
+    }
     if (interval == NONE || sentAt < changedAt) {
       return;
     }
@@ -149,8 +207,17 @@ final class LimitBracket {
    *     at a pace now known to be too fast)
    */
   boolean onThrottled(long sentAt, long now) {
+    if (refusedSince == NEVER) {
+      refusedSince = sentAt;
+      windowRun = runAccepts;
+      windowRunStart = runStart;
+    }
     long before = previousAccepted(sentAt);
     long gap = before == NEVER ? 0 : sentAt - before;
+    if (interval != NONE && gap > twice(interval)) {
+      // Long after the last accept: a window closed, not a bucket's bound.
+      gap = 0;
+    }
     if (interval == NONE) {
       refused = Math.max(refused, gap);
       setInterval(Math.max(firstPace(sentAt), floor()), now);
@@ -211,7 +278,7 @@ final class LimitBracket {
   }
 
   private void setInterval(long next, long now) {
-    interval = Math.max(1, next);
+    interval = Math.max(fastest, Math.min(slowest, next));
     changedAt = now;
     streak = 0;
   }

@@ -49,6 +49,17 @@ final class InMemoryPacerState extends SpinLocked implements PacerState {
   }
 
   @Override
+  public boolean respace(long reservedAtNanos, long oldIntervalNanos, long newIntervalNanos) {
+    lock();
+    boolean respaced = reservedAtNanos == lastStart && lastStartCount > 0;
+    if (respaced) {
+      tat += newIntervalNanos - oldIntervalNanos;
+    }
+    unlock();
+    return respaced;
+  }
+
+  @Override
   public void pauseUntil(long untilNanos) {
     lock();
     if (untilNanos > pausedUntil) {

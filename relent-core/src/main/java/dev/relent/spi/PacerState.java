@@ -65,6 +65,21 @@ public interface PacerState {
   boolean refund(long reservedAtNanos, long intervalNanos);
 
   /**
+   * Atomically spaces the start after the newest reserved one at a new interval, if {@code
+   * reservedAtNanos} is still the newest reserved start: a pacer that learned a shorter interval
+   * since that start was reserved lets the next one come sooner, instead of one old interval later.
+   * Nothing else changes. The default does nothing (a shared schedule keeps its spacing).
+   *
+   * @param reservedAtNanos the newest reserved start
+   * @param oldIntervalNanos the interval it was reserved at
+   * @param newIntervalNanos the interval to space the next start at
+   * @return whether the schedule changed
+   */
+  default boolean respace(long reservedAtNanos, long oldIntervalNanos, long newIntervalNanos) {
+    return false;
+  }
+
+  /**
    * Atomically raises the pause: no start is reserved before {@code untilNanos}; never lowers it.
    *
    * @param untilNanos a ticker reading

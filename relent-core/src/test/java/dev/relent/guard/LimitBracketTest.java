@@ -14,8 +14,17 @@ class LimitBracketTest {
   private static final long S = 1_000_000_000L;
   private static final long NO_LIMIT = Long.MAX_VALUE;
 
+  /** Whether a limiter accepts a start that reaches it at {@code at}, and what it counted. */
+  private interface Limiter {
+    boolean admit(long at);
+
+    int accepted();
+
+    int refused();
+  }
+
   /** A token bucket as nginx's limit_req keeps it: refused starts take no token. */
-  private static final class Bucket {
+  private static final class Bucket implements Limiter {
     final long interval;
     final double burst;
     double tokens;
@@ -29,7 +38,18 @@ class LimitBracketTest {
       this.tokens = burst + 1;
     }
 
-    boolean admit(long at) {
+    @Override
+    public int accepted() {
+      return accepted;
+    }
+
+    @Override
+    public int refused() {
+      return refused;
+    }
+
+    @Override
+    public boolean admit(long at) {
       tokens = Math.min(burst, tokens + (at - last) / (double) interval);
       last = at;
       if (tokens >= 1) {
@@ -45,11 +65,58 @@ class LimitBracketTest {
   /** What a run of {@code n} accepted starts took, from the first start to the last. */
   private record Run(long span, int refused, long finalInterval) {}
 
-  private static Run run(Pacer pacer, Bucket bucket, int n, long rtt) {
+  /**
+   * HAProxy's sliding counter ({@code http_req_rate}): the current period's count plus the previous
+   * period's times the share of the period still to come; every request counts, the refused ones
+   * too, and one over the limit is refused.
+   */
+  private static final class SlidingCounter implements Limiter {
+    final int limit;
+    final long period;
+    long periodStart;
+    int current;
+    int previous;
+    int accepted;
+    int refused;
+
+    SlidingCounter(int limit, long period) {
+      this.limit = limit;
+      this.period = period;
+    }
+
+    @Override
+    public boolean admit(long at) {
+      while (at >= periodStart + period) {
+        previous = at >= periodStart + 2 * period ? 0 : current;
+        current = 0;
+        periodStart += period;
+      }
+      current++;
+      double rate = current + previous * (double) (periodStart + period - at) / period;
+      if (rate > limit) {
+        refused++;
+        return false;
+      }
+      accepted++;
+      return true;
+    }
+
+    @Override
+    public int accepted() {
+      return accepted;
+    }
+
+    @Override
+    public int refused() {
+      return refused;
+    }
+  }
+
+  private static Run run(Pacer pacer, Limiter bucket, int n, long rtt) {
     long now = 0;
     long first = -1;
     long last = 0;
-    while (bucket.accepted < n) {
+    while (bucket.accepted() < n) {
       long wait = pacer.tryAcquire(now, NO_LIMIT);
       assertThat(wait).isNotNegative();
       long start = now + wait;
@@ -69,7 +136,7 @@ class LimitBracketTest {
             "%.3f %s %d%n", start / 1e9, ok ? "ok" : "REFUSED", pacer.interval().toMillis());
       }
     }
-    return new Run(last - first, bucket.refused, pacer.interval().toNanos());
+    return new Run(last - first, bucket.refused(), pacer.interval().toNanos());
   }
 
   private static Pacer bracket() {
@@ -97,6 +164,17 @@ class LimitBracketTest {
   }
 
   @Test
+  void aSlidingWindowIsPacedAtItsRunOverItsTimeOnceItOpensAgain() {
+    SlidingCounter haproxy = new SlidingCounter(100, 10 * S);
+    Run r = run(bracket(), haproxy, 150, MS);
+    // 100 at once, then the counter lets about 10 a second through from 10 s on: 15 s.
+    assertThat(r.span()).isLessThan((long) (15 * S * 1.20));
+    // Paced near 100 per 10 s, not at the slowest rate a refusal long after the run would give.
+    assertThat(r.finalInterval()).isBetween(90 * MS, 130 * MS);
+    assertThat(r.refused()).isLessThanOrEqualTo(12);
+  }
+
+  @Test
   void theFirstPaceIsTheRateAcceptedOverTheLastSecondNeverBelowIt() {
     Pacer pacer = bracket();
     // Five calls a second, one after the other, all accepted; then one refused.
@@ -121,7 +199,7 @@ class LimitBracketTest {
 
   @Test
   void eachPaceThatHeldIsFollowedByAFasterOneAndARefusedOneGoesBack() {
-    LimitBracket b = new LimitBracket();
+    LimitBracket b = new LimitBracket(1, 2 * S);
     b.onAccepted(0);
     b.onThrottled(10 * MS, 11 * MS); // cold: nothing for a whole second yet, 250 ms
     assertThat(b.interval()).isEqualTo(250 * MS);
@@ -226,5 +304,47 @@ class LimitBracketTest {
     aimd.onThrottled(0, MS);
     aimd.tryAcquire(MS, NO_LIMIT);
     assertThat(aimd.deferNanos(MS)).isZero();
+  }
+
+  @Test
+  void aWindowsRequestsLeftAreSpentAtOnceAndTheNextWaitsForItsReset() {
+    Pacer pacer = bracket();
+    // Two answers that name the same reset, 10 s after the first start: a fixed window.
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isZero();
+    pacer.observeQuota(0, 99, 10 * S);
+    assertThat(pacer.tryAcquire(MS, NO_LIMIT)).isZero();
+    pacer.observeQuota(MS, 98, 10 * S - MS);
+    // 98 left: they go at once (a nanosecond apart), not one every 100 ms.
+    for (int i = 0; i < 98; i++) {
+      assertThat(pacer.tryAcquire(2 * MS, NO_LIMIT)).isLessThan(1_000L);
+    }
+    // None left: the next start waits for the reset.
+    pacer.observeQuota(2 * MS, 0, 10 * S - 2 * MS);
+    assertThat(pacer.tryAcquire(3 * MS, NO_LIMIT)).isGreaterThanOrEqualTo(10 * S - 3 * MS);
+  }
+
+  @Test
+  void aResetThatMovesOnIsABucketWhoseRequestsLeftAreSpread() {
+    Pacer pacer = bracket();
+    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isZero();
+    pacer.observeQuota(0, 9, S);
+    assertThat(pacer.tryAcquire(500 * MS, NO_LIMIT)).isZero();
+    // The reset moved on by half a second and more: spread, about 100 ms apart.
+    pacer.observeQuota(500 * MS, 9, 2 * S);
+    long first = pacer.tryAcquire(500 * MS, NO_LIMIT);
+    long second = pacer.tryAcquire(500 * MS, NO_LIMIT);
+    assertThat(second - first).isGreaterThan(50 * MS);
+  }
+
+  @Test
+  void theOtherControllersStillSpreadAWindowsRequestsLeft() {
+    Pacer pacer = Pacer.builder().adaptive(Pacer.Congestion.AIMD).build();
+    pacer.tryAcquire(0, NO_LIMIT);
+    pacer.observeQuota(0, 99, 10 * S);
+    pacer.tryAcquire(MS, NO_LIMIT);
+    pacer.observeQuota(MS, 98, 10 * S - MS);
+    long first = pacer.tryAcquire(2 * MS, NO_LIMIT);
+    long second = pacer.tryAcquire(2 * MS, NO_LIMIT);
+    assertThat(second - first).isGreaterThan(50 * MS);
   }
 }
