@@ -244,7 +244,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     if (wait >= 0) {
       lastReservedNanos = interval;
       lock();
-      recordStart(Nanos.saturatedAdd(nowNanos, wait));
+      long start = Nanos.saturatedAdd(nowNanos, wait);
+      recordStart(start);
+      if (bracket != null) {
+        bracket.onReserved(start);
+      }
       lastStartWaited = wait > 0;
       unlock();
     }
@@ -265,7 +269,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     lock();
     long newest = newestStart();
+    long slowStart = bracket.slowStartNanos(nowNanos);
     unlock();
+    if (slowStart > 0) {
+      return slowStart; // one start at a time until the first few are accepted
+    }
     if (newest == NEVER) {
       return 0;
     }
