@@ -172,6 +172,62 @@ class BatchScopeIsolationTest {
   }
 
   @Test
+  void threeEndpointsOfAnAccountOutOfQuotaStopTheAccount() throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": ["
+                    + "{\"path\": \"/b/*\", \"steps\": [{\"status\": 200}]},"
+                    + "{\"path\": \"/**\", \"steps\": [{\"status\": 429, \"headers\":"
+                    + " {\"Retry-After\": \"86400\"}}]}]}"))) {
+      List<String> lines = new ArrayList<>();
+      for (String endpoint : List.of("a", "c", "d")) {
+        lines.add(
+            "{\"id\": \""
+                + endpoint
+                + "-1\", \"url\": \""
+                + server.uri("/" + endpoint + "/1")
+                + "\"}");
+      }
+      for (int i = 1; i <= 5; i++) {
+        lines.add("{\"id\": \"b-" + i + "\", \"url\": \"" + server.uri("/b/" + i) + "\"}");
+      }
+      Path in = dir.resolve("in.jsonl");
+      Files.write(in, lines, StandardCharsets.UTF_8);
+      Path out = dir.resolve("out.jsonl");
+
+      CliRun run =
+          batch(
+              null,
+              "batch",
+              in.toString(),
+              "--concurrency",
+              "1",
+              "--progress",
+              "off",
+              "--out",
+              out.toString());
+
+      // The third endpoint paused within a minute pauses the account (escalation), and its quota
+      // stop is the account's: the healthy endpoint of the same account is not sent either.
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.DEADLINE);
+      assertThat(server.journal()).hasSize(3);
+      String account = "account 127.0.0.1:" + server.port();
+      assertThat(of(BatchCommandTest.results(out), "b-"))
+          .hasSize(5)
+          .allSatisfy(
+              r ->
+                  assertThat(r.get("error").asText())
+                      .startsWith("not sent: the quota of " + account + " is exhausted"));
+      assertThat(run.out())
+          .contains("  quota stopped      " + account + ": until ")
+          .contains(", 5 requests not sent; by HTTP 429 with Retry-After: 86400\n")
+          .contains("endpoint GET 127.0.0.1:" + server.port() + "/a/{id}: until ")
+          .contains(", 0 requests not sent; by HTTP 429 with Retry-After: 86400\n");
+    }
+  }
+
+  @Test
   void aResumedRunSendsTheStoppedEndpointsRequestsAndOnlyThoseOnlyAfterItsReset()
       throws IOException {
     try (MockServer server =
