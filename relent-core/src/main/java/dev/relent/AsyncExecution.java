@@ -174,13 +174,21 @@ final class AsyncExecution<R> extends Execution<R> {
 
   /** Reserves a start while holding the slot, then attempts at once or when the start comes. */
   private void paceHoldingSlot(long now) {
+    paceHoldingSlot(now, false);
+  }
+
+  /**
+   * Reserves a start while holding the slot ({@code rest}: with the pacers left after a wait, see
+   * {@link #paceRest}), then attempts at once or when the start comes.
+   */
+  private void paceHoldingSlot(long now, boolean rest) {
     long wait;
     synchronized (this) {
       if (promise.isDone()) {
         releaseGuards();
         return;
       }
-      wait = pace(now);
+      wait = rest ? paceRest(now) : pace(now);
       if (wait > 0) {
         reservedStart = deferred ? Long.MIN_VALUE : now + wait;
         timer = x.scheduler.schedule(this::attemptAfterPacing, wait);
@@ -219,6 +227,10 @@ final class AsyncExecution<R> extends Execution<R> {
       }
       if (held || deferred || pausedSinceReserved(now)) {
         paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
+        return;
+      }
+      if (scoped != null && scoped.pacing()) {
+        paceHoldingSlot(now, true); // the pacers after the one that asked for this wait
         return;
       }
       attempt(now);

@@ -162,7 +162,7 @@ class Execution<R> implements AttemptContext {
             wait = paused;
             held = true;
           } else {
-            wait = held || deferred || pausedSinceReserved(now) ? pace(now) : 0;
+            wait = held || deferred || pausedSinceReserved(now) ? pace(now) : paceRest(now);
             held = false;
           }
         }
@@ -276,14 +276,7 @@ class Execution<R> implements AttemptContext {
       return defer;
     }
     if (scoped != null) {
-      long wait = scoped.reserve(now, deadlineAt - now - 1);
-      if (wait < 0) {
-        return scopeRefusal(now, -wait);
-      }
-      if (wait > 0 && observed()) {
-        emit(event(RelentEvent.Type.PACED, wait, null, null));
-      }
-      return wait;
+      return paced(now, scoped.reserve(now, deadlineAt - now - 1));
     }
     if (x.pacer == null) {
       return 0;
@@ -302,6 +295,28 @@ class Execution<R> implements AttemptContext {
       releaseGuards();
       failure = giveUp(g);
       return FAILED;
+    }
+    if (wait > 0 && observed()) {
+      emit(event(RelentEvent.Type.PACED, wait, null, null));
+    }
+    return wait;
+  }
+
+  /**
+   * After a wait that {@link #pace} asked for: reserves the starts of the scopes' pacers not yet
+   * reserved (each is asked only once the waits before it are over, see {@link ScopedGuards}); the
+   * wait before the next step, 0 to start now, or {@link #FAILED}.
+   */
+  final long paceRest(long now) {
+    if (scoped == null || !scoped.pacing()) {
+      return 0;
+    }
+    return paced(now, scoped.reserveRest(now, deadlineAt - now - 1));
+  }
+
+  private long paced(long now, long wait) {
+    if (wait < 0) {
+      return scopeRefusal(now, -wait);
     }
     if (wait > 0 && observed()) {
       emit(event(RelentEvent.Type.PACED, wait, null, null));
@@ -341,6 +356,9 @@ class Execution<R> implements AttemptContext {
    * that callers released by a pause start spread out at the learned rate, not together.
    */
   final boolean pausedSinceReserved(long now) {
+    if (scoped != null) {
+      return scoped.pausedSinceReserved(now);
+    }
     Pacer pacer = x.pacer;
     return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
   }
@@ -395,6 +413,7 @@ class Execution<R> implements AttemptContext {
         // The scope the answer belongs to pauses, not every call of the executor.
         scoped.pause(result, thrown, hint, attemptStart);
       }
+      scoped.feed(result, thrown, verdict, hint, attemptStart);
     }
     if (x.pacer != null) {
       feedPacer(verdict, hint, attemptStart);

@@ -19,18 +19,23 @@ import java.util.Optional;
  * operation starts (a scope evicted meanwhile keeps serving it), with what the operation holds of
  * them.
  *
- * <p>Pacing with several pacers (the executor's own, then each scope's): every pause is waited out
- * first, then a start is reserved with each pacer at the running start time, and a later pacer's
- * wait moves that time. A pacer reserved earlier than the final start is refunded (best effort) and
- * reserved again at it, for at most three rounds, so that no pacer sees its start earlier than it
- * happens: the starts may be slower than the slowest pacer, never faster. A refusal refunds every
- * reservation made.
+ * <p>Pacing with several pacers (each scope's, narrowest first, then the executor's own): every
+ * pause is waited out first, then a start is reserved with one pacer after the other, each at the
+ * time the waits before it are over, never ahead of it ({@link #reserve}, then {@link #reserveRest}
+ * after each wait). A pacer's schedule is one line of reserved starts (GCRA), so a start reserved
+ * in the future holds every caller after it: a call waiting for its scope's pause or pacer must
+ * hold no start of a pacer that other scopes share (the executor's, an account's) until that wait
+ * is over, or the other scopes' calls queue behind it. Each start is reserved no later than it
+ * happens, so the starts may be slower than the slowest pacer, never faster. A refusal refunds
+ * every reservation made.
+ *
+ * <p>Learning: an answer's quota and throttle go to the pacer of the scope the answer belongs to
+ * (the one it would pause), an answer that is not a throttle to the pacer of every scope of the
+ * call, so that an adaptive pacer of a scope learns that scope's rate and no other's.
  *
  * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}.
  */
 final class ScopedGuards {
-  private static final int ROUNDS = 3;
-
   private final RelentExecutorImpl<?> x;
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
@@ -39,7 +44,16 @@ final class ScopedGuards {
   /** The scope of each pacer, null for the executor's own: named only when a message needs it. */
   private final Scope[] pacerScopes;
 
+  /** Each scope's pacer, by the scope's index; null where a scope has none. */
+  private final Pacer[] scopePacers;
+
   private final long[] reserved;
+
+  /**
+   * The first pacer not yet reserved for the coming attempt; {@code pacers.length} when all are.
+   */
+  private int next;
+
   private final CircuitBreaker[] breakers;
   private final boolean[] permits;
   private final RetryBudget[] budgets;
@@ -84,18 +98,25 @@ final class ScopedGuards {
     breakers = new CircuitBreaker[breakerCount];
     permits = new boolean[breakerCount];
     budgets = new RetryBudget[budgetCount];
+    scopePacers = new Pacer[n];
     int p = 0;
     int c = 0;
     int b = 0;
     int l = 0;
-    if (x.pacer != null) {
-      pacers[p++] = x.pacer;
-    }
-    for (ScopeGuards g : guards) {
-      if (g.pacer().isPresent()) {
-        pacers[p] = g.pacer().get();
-        pacerScopes[p++] = g.scope();
+    for (int i = n - 1; i >= 0; i--) {
+      // Narrowest first: an endpoint's pacer is the likeliest to wait, and is reserved before the
+      // broader ones that other endpoints share.
+      if (guards[i].pacer().isPresent()) {
+        scopePacers[i] = guards[i].pacer().get();
+        pacers[p] = scopePacers[i];
+        pacerScopes[p++] = guards[i].scope();
       }
+    }
+    if (x.pacer != null) {
+      pacers[p] = x.pacer;
+    }
+    next = pacers.length;
+    for (ScopeGuards g : guards) {
       if (g.circuitBreaker().isPresent()) {
         breakers[c++] = g.circuitBreaker().get();
       }
@@ -292,7 +313,8 @@ final class ScopedGuards {
   // ---------------------------------------------------------------- pauses and pacers
 
   /**
-   * Waits out every pause, then reserves a start with every pacer.
+   * Begins the pacing of an attempt: waits out every pause, then reserves a start with the pacers
+   * in turn, as {@link #reserveRest} does.
    *
    * @return the wait before the start (&ge; 0), or minus the wait that would have been needed when
    *     it exceeds {@code maxWait}; then {@link #refusal} says why
@@ -300,48 +322,66 @@ final class ScopedGuards {
   long reserve(long now, long maxWait) {
     // Reservations of an earlier attempt were used by it: never refund them.
     Arrays.fill(reserved, Long.MIN_VALUE);
+    next = 0;
+    return reserveRest(now, maxWait);
+  }
+
+  /**
+   * Goes on pacing after a wait that {@link #reserve} or this method asked for: reserves a start at
+   * {@code now} with each pacer not reserved yet, and stops at the first that asks to wait (the
+   * others are asked when that wait is over). Before any, a pause of the scopes is waited out with
+   * nothing reserved.
+   *
+   * @return 0 when every pacer has a start now; else the wait before the next step (&gt; 0), or
+   *     minus the wait that would have been needed when it exceeds {@code maxWait}; then {@link
+   *     #refusal} says why, and nothing stays reserved
+   */
+  long reserveRest(long now, long maxWait) {
     refusingPause = null;
     refusingPacer = -1;
-    long start = now;
-    for (ScopeGuards g : guards) {
-      long until = g.pausedUntilNanos();
-      if (until != Long.MIN_VALUE && until - start > 0) {
-        start = until;
-        refusingPause = g;
+    if (next == 0) {
+      long paused = pauseLeft(now);
+      if (paused > 0) {
+        return paused > maxWait ? -paused : paused;
+      }
+      refusingPause = null;
+    }
+    while (next < pacers.length) {
+      long wait = pacers[next].tryAcquire(now, Math.max(0L, maxWait));
+      if (wait < 0) {
+        refund();
+        refusingPacer = next;
+        refusedWait = -wait;
+        next = pacers.length;
+        return wait;
+      }
+      reserved[next++] = now + wait;
+      if (wait > 0) {
+        return wait;
       }
     }
-    if (start - now > maxWait) {
-      return -(start - now);
-    }
-    refusingPause = null;
-    for (int round = 0; round < ROUNDS; round++) {
-      boolean moved = false;
-      for (int i = 0; i < pacers.length; i++) {
-        if (reserved[i] == start) {
-          continue;
-        }
-        if (reserved[i] != Long.MIN_VALUE) {
-          pacers[i].refund(reserved[i]);
-          reserved[i] = Long.MIN_VALUE;
-        }
-        long wait = pacers[i].tryAcquire(start, Math.max(0L, maxWait - (start - now)));
-        if (wait < 0) {
-          refund();
-          refusingPacer = i;
-          refusedWait = Nanos.saturatedAdd(start - now, -wait);
-          return -refusedWait;
-        }
-        reserved[i] = start + wait;
-        if (wait > 0) {
-          start += wait;
-          moved = true;
-        }
-      }
-      if (!moved) {
-        break;
+    return 0;
+  }
+
+  /** Whether pacers are left to reserve once the wait {@link #reserve} asked for is over. */
+  boolean pacing() {
+    return next < pacers.length;
+  }
+
+  /**
+   * Whether an adaptive pacer whose start this attempt reserved has paused since ({@link
+   * Pacer#holdsReservedStarts()}): the attempt then reserves again after the pause, so that the
+   * starts the pause held go spread out at the pacer's rate.
+   */
+  boolean pausedSinceReserved(long now) {
+    for (int i = 0; i < pacers.length; i++) {
+      if (reserved[i] != Long.MIN_VALUE
+          && pacers[i].holdsReservedStarts()
+          && pacers[i].pausedUntilNanos() > now) {
+        return true;
       }
     }
-    return start - now;
+    return false;
   }
 
   /** The longest {@link Pacer#deferNanos} of the scopes' pacers at {@code now}; 0 if none. */
@@ -419,17 +459,7 @@ final class ScopedGuards {
     }
     @SuppressWarnings("unchecked")
     RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
-    Scope.Kind kind =
-        typed.pauseTarget == null ? null : typed.pauseTarget.kindOf(result, thrown, hint);
-    Scope target = scopes.get(scopes.size() - 1);
-    if (kind != null) {
-      for (Scope s : scopes) {
-        if (s.kind() == kind) {
-          target = s;
-          break;
-        }
-      }
-    }
+    Scope target = scopes.get(target(result, thrown, hint));
     String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
     if (asked > pause) {
       cause +=
@@ -447,6 +477,68 @@ final class ScopedGuards {
         m.append(i == 0 ? "" : " and ").append(paused.get(i));
       }
       pausedByThisCall = m.append(" for ").append(Durations.format(pause)).toString();
+    }
+  }
+
+  /**
+   * The index of the scope an answer belongs to: the first of the kind the executor's {@link
+   * PauseTarget} names, else the narrowest.
+   */
+  private <R> int target(R result, Throwable thrown, ServerHint hint) {
+    @SuppressWarnings("unchecked")
+    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
+    Scope.Kind kind =
+        typed.pauseTarget == null ? null : typed.pauseTarget.kindOf(result, thrown, hint);
+    if (kind != null) {
+      for (int i = 0; i < scopes.size(); i++) {
+        if (scopes.get(i).kind() == kind) {
+          return i;
+        }
+      }
+    }
+    return scopes.size() - 1;
+  }
+
+  /**
+   * Tells the scopes' pacers what the attempt said, as the executor tells its own: the quota, and a
+   * throttle (a rate-limit hint on an outcome to retry), to the pacer of the scope the answer
+   * belongs to; an answer that is not retried, to the pacer of every scope of the call. A
+   * fixed-rate pacer ignores all of it.
+   */
+  <R> void feed(R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {
+    if (scopes.isEmpty()) {
+      return;
+    }
+    if (verdict.kind() != Verdict.Kind.RETRY) {
+      for (Pacer p : scopePacers) {
+        if (p != null) {
+          p.onAccepted(attemptStart);
+        }
+      }
+    }
+    if (hint == null) {
+      return;
+    }
+    boolean quota = hint.hasQuota() || hint.policyQuotaOrNegative() > 0;
+    boolean throttled =
+        verdict.kind() == Verdict.Kind.RETRY && hint.pausesAll() && !hint.isQuotaExhausted();
+    if (!quota && !throttled) {
+      return;
+    }
+    Pacer p = scopePacers[target(result, thrown, hint)];
+    if (p == null) {
+      return;
+    }
+    if (quota) {
+      p.observeQuota(
+          attemptStart,
+          hint.remainingOrNegative(),
+          hint.resetNanosOrNegative(),
+          hint.policyQuotaOrNegative(),
+          hint.policyWindowNanosOrNegative());
+    }
+    if (throttled) {
+      p.onThrottled(attemptStart, x.ticker.read());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.guard.Scope;
 import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.redis.RelentRedis;
@@ -16,7 +17,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -34,10 +37,12 @@ import picocli.CommandLine.Parameters;
  * crash-safe ({@link BatchJournal}): run the same command again after a crash, a kill or a quota
  * stop, and it skips what finished and sends the rest, writes with their original idempotency keys.
  * Results go to {@code --out} as JSON Lines; progress and problems to stderr; the summary to
- * stdout. With {@code --shared redis://HOST:PORT[/DB] --account NAME} the pacer's schedule and the
- * concurrency limit are shared through Redis by every process of the account ({@link
- * BatchSharing}), each going on alone at its share while Redis is away; the journal and what the
- * pacer learns stay this process's own.
+ * stdout. Each scope of the requests ({@code --scope-by}) has its own pause and learns its own
+ * rate, under {@code --rate} for the whole queue; a quota that runs out stops its scope alone
+ * ({@link BatchRun}). With {@code --shared redis://HOST:PORT[/DB] --account NAME} the pacers'
+ * schedules and the concurrency limit are shared through Redis by every process of the account
+ * ({@link BatchSharing}), each going on alone at its share while Redis is away; the journal stays
+ * this process's own.
  *
  * <p>Exit codes ({@link ExitCodes}): 0 every request succeeded; 3 some failed without retry (or a
  * bad line was skipped); 4 some used up their retries; 5 time or quota (a request's deadline, the
@@ -69,8 +74,12 @@ import picocli.CommandLine.Parameters;
           + " (may have taken effect: run again to send them with their keys). Details:"
           + " docs/cli.md.",
       "",
-      "Scopes: a 429 with a wait pauses its scope (--scope-by), not the whole queue; the"
-          + " summary shows each scope paused, until when and by which request.",
+      "Scopes: each scope (--scope-by; the endpoint by default) has its own pause and learns its"
+          + " own rate, under --rate for the whole queue: a 429 with a wait pauses and slows its"
+          + " scope alone, and a quota that runs out stops its scope alone (its requests are not"
+          + " sent before the reset; with --journal, the same command sends them after it) while"
+          + " the others go on. The summary shows each scope paused or stopped, until when and"
+          + " by which request.",
       "",
       "Report: --html report.html writes a page to open in a browser once the run ends: the"
           + " rate, the outcomes and the attempts in flight over time, latency percentiles, the"
@@ -90,8 +99,8 @@ final class BatchCommand implements Callable<Integer> {
       paramLabel = "RATE",
       description =
           "Most starts per unit of time for the whole queue, retries included, e.g. 90/min: a"
-              + " ceiling. 429s and rate-limit headers slow it further. Default: none (the rate is"
-              + " learned).")
+              + " ceiling for every scope together. A scope's 429s and rate-limit headers slow"
+              + " that scope below it. Default: none (each scope's rate is learned).")
   Rate rate;
 
   @Option(
@@ -125,9 +134,10 @@ final class BatchCommand implements Callable<Integer> {
       paramLabel = "endpoint|account|header:NAME",
       defaultValue = "endpoint",
       description =
-          "Whose limit a 429 with a wait is, and so what it pauses: the request's endpoint (route"
-              + " template), its whole account (host), or the API key or tenant in header NAME"
-              + " (named by a short hash, never the value). Default ${DEFAULT-VALUE}.")
+          "Whose limit a 429 with a wait is, and so what it pauses and slows down, and what a"
+              + " quota that runs out stops: the request's endpoint (route template), its whole"
+              + " account (host), or the API key or tenant in header NAME (named by a short hash,"
+              + " never the value). Default ${DEFAULT-VALUE}.")
   String scopeBy;
 
   @Option(
@@ -145,8 +155,9 @@ final class BatchCommand implements Callable<Integer> {
           "Share the pacer's schedule and the concurrency limit through Redis,"
               + " redis://HOST:PORT[/DB], with every relent batch started with the same --shared"
               + " and --account: together they start no faster than --rate and have at most"
-              + " --concurrency in flight, a slow-down one learns from a 429 slows all, and a"
-              + " scope a 429 pauses is paused in all. Each keeps its own journal. If Redis is"
+              + " --concurrency in flight, a scope's slow-down one learns from a 429 slows that"
+              + " scope in all, and a scope a 429 pauses is paused in all. Each keeps its own"
+              + " journal. If Redis is"
               + " lost, each goes on alone at its share until it is back. Default: none (paces"
               + " alone).")
   String shared;
@@ -517,9 +528,12 @@ final class BatchCommand implements Callable<Integer> {
               ticker,
               clock,
               redactor);
+      if (journal != null) {
+        holdBackStoppedScopes(err, journal, run);
+      }
       BatchReport report = null;
       if (htmlFile != null) {
-        report = new BatchReport(run.timeline()::origin, () -> run.pacer().interval().toNanos());
+        report = new BatchReport(run.timeline()::origin, run::paceNanos);
         run.report(report);
       }
       BatchDisplay.Live live =
@@ -551,7 +565,7 @@ final class BatchCommand implements Callable<Integer> {
         if (journal != null) {
           try {
             journal.runEnded(
-                now(), code, run.stopReason() == null ? null : Format.slug(run.stopReason()));
+                now(), code, stoppedSlug(run), journaled(run.quotaStops(), journal.runs() + 1));
           } catch (IOException e) {
             err.println("relent batch: cannot write the journal: " + e.getMessage());
             code = ExitCodes.ERROR;
@@ -559,7 +573,7 @@ final class BatchCommand implements Callable<Integer> {
         }
         BatchDisplay.summary(
             out, "relent batch: ", run, earlier.finished(), earlier.failed(), scan.problems());
-        if (run.stopReason() == BatchRun.Stop.QUOTA) {
+        if (run.stopReason() == null && !run.quotaStops().isEmpty()) {
           long left = run.counts().open("not-sent");
           out.println(
               "  "
@@ -567,7 +581,8 @@ final class BatchCommand implements Callable<Integer> {
                   + (left == 1 ? " request was" : " requests were")
                   + " not sent; "
                   + (journal != null
-                      ? "run the same command after the reset: the journal skips what finished"
+                      ? "run the same command after the reset: the journal skips what finished,"
+                          + " and holds a scope back until its reset"
                       : "send them after the reset (with --journal, the same command would resume)"));
         }
         out.flush();
@@ -596,6 +611,79 @@ final class BatchCommand implements Callable<Integer> {
       if (results != null) {
         results.close();
       }
+    }
+  }
+
+  /**
+   * Why the run stopped, for the journal's {@code end} record: the run's own stop, else {@code
+   * quota} when a scope's quota ran out, else null.
+   */
+  private static String stoppedSlug(BatchRun run) {
+    if (run.stopReason() != null) {
+      return Format.slug(run.stopReason());
+    }
+    return run.quotaStops().isEmpty() ? null : "quota";
+  }
+
+  /**
+   * The quota stops of a run as the journal's {@code end} record lists them, each with the run that
+   * was told ({@code thisRun}, or the earlier one a stop was held over from).
+   */
+  private static List<Map<String, Object>> journaled(List<BatchRun.QuotaStop> stops, int thisRun) {
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (BatchRun.QuotaStop q : stops) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("scope", q.scope().toString());
+      m.put("until", q.until().map(Instant::toString).orElse(null));
+      m.put("cause", q.cause());
+      m.put("run", (long) (q.earlierRun() > 0 ? q.earlierRun() : thisRun));
+      m.put("not_sent", q.notSent());
+      list.add(m);
+    }
+    return list;
+  }
+
+  /**
+   * Holds back, until their reset, the scopes an earlier run of the journal found out of quota, and
+   * says so on stderr; a scope whose reset has passed is sent to again.
+   */
+  private void holdBackStoppedScopes(PrintWriter err, BatchJournal journal, BatchRun run) {
+    for (BatchJournal.StoppedScope stopped : journal.stoppedScopes()) {
+      Scope scope = scopeNamed(stopped.scope());
+      Instant until = null;
+      try {
+        until = stopped.until() == null ? null : Instant.parse(stopped.until());
+      } catch (DateTimeParseException e) {
+        // not a time: the server is asked again
+      }
+      if (scope != null && run.stoppedEarlier(scope, until, stopped.cause(), stopped.run())) {
+        err.println(
+            "relent batch: "
+                + scope
+                + ": its quota is exhausted until "
+                + until
+                + " (in "
+                + Format.span(
+                    Duration.ofMillis(Math.max(0L, until.toEpochMilli() - clock.millis())))
+                + "), as run "
+                + stopped.run()
+                + " was told ("
+                + stopped.cause()
+                + "); its requests are not sent before then");
+      }
+    }
+  }
+
+  /** The scope a name like {@code endpoint GET h/v1/items/{id}} is of, or null if none. */
+  static Scope scopeNamed(String name) {
+    int space = name.indexOf(' ');
+    if (space <= 0) {
+      return null;
+    }
+    try {
+      return Scope.of(Scope.Kind.parse(name.substring(0, space)), name.substring(space + 1));
+    } catch (IllegalArgumentException e) {
+      return null;
     }
   }
 
@@ -699,7 +787,7 @@ final class BatchCommand implements Callable<Integer> {
       }
     }
     boolean error = earlier.error() || counts.withExitCode(ExitCodes.ERROR) > 0;
-    if (run.stopReason() != null) {
+    if (run.stopReason() != null || !run.quotaStops().isEmpty()) {
       worst = Math.max(worst, ExitCodes.DEADLINE);
     }
     return worst == ExitCodes.OK && error ? ExitCodes.ERROR : worst;
@@ -720,10 +808,15 @@ final class BatchCommand implements Callable<Integer> {
               : "send "
                   + (n == 1 ? "it" : "each")
                   + " again with the idempotency_key of its results line")
-          + (run.stopReason() != null ? "; stopped: " + run.stopDetail() : "");
+          + (run.stopReason() != null
+              ? "; stopped: " + run.stopDetail()
+              : run.quotaStops().isEmpty() ? "" : "; " + quotaStopped(run));
     }
     if (run.stopReason() != null) {
       return "stopped: " + run.stopDetail();
+    }
+    if (!run.quotaStops().isEmpty()) {
+      return quotaStopped(run);
     }
     String earlier =
         failedEarlier > 0
@@ -741,6 +834,27 @@ final class BatchCommand implements Callable<Integer> {
       default:
         return "some requests ended with an unexpected error" + earlier + "; see the results";
     }
+  }
+
+  /**
+   * {@code stopped: the quota of endpoint GET h/a/{id} is exhausted (…); it resets at … (in …); 19
+   * requests not sent}, or, for several scopes, how many and how many requests.
+   */
+  private static String quotaStopped(BatchRun run) {
+    List<BatchRun.QuotaStop> stops = run.quotaStops();
+    long notSent = 0;
+    for (BatchRun.QuotaStop q : stops) {
+      notSent += q.notSent();
+    }
+    String unsent = notSent + (notSent == 1 ? " request" : " requests") + " not sent";
+    if (stops.size() == 1) {
+      return "stopped: " + stops.get(0).describe(run.clock()) + "; " + unsent;
+    }
+    return "stopped: the quota of "
+        + stops.size()
+        + " scopes is exhausted; "
+        + unsent
+        + " (see the summary: quota stopped)";
   }
 
   private String now() {

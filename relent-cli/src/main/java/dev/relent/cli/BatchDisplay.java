@@ -1,7 +1,6 @@
 package dev.relent.cli;
 
 import dev.relent.guard.GuardRegistry;
-import dev.relent.guard.Pacer;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.http.ServerHints;
 import java.io.PrintWriter;
@@ -278,10 +277,14 @@ final class BatchDisplay {
     if (!doubts.isEmpty()) {
       row(out, "suspect headers", doubts);
     }
-    row(out, "pacer", pacer(settings.rate(), settings.shared(), run.pacer()));
+    row(out, "pacer", pacer(run));
     List<String> scopes = scopes(run.registry());
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
+    }
+    List<BatchRun.QuotaStop> stops = run.quotaStops();
+    for (int i = 0; i < stops.size(); i++) {
+      row(out, i == 0 ? "quota stopped" : "", quotaStop(stops.get(i), run.clock()));
     }
     row(out, "peak concurrency", concurrency(run));
     row(
@@ -294,8 +297,38 @@ final class BatchDisplay {
     row(out, "elapsed vs plan", versusPlan(run, requests, elapsed, retries));
     if (run.stopReason() != null) {
       out.println("stopped: " + run.stopDetail());
+    } else {
+      for (BatchRun.QuotaStop q : stops) {
+        out.println("stopped: " + q.describe(run.clock()));
+      }
     }
     out.flush();
+  }
+
+  /**
+   * {@code endpoint GET h/a/{id}: until 2026-…Z (in 24 h 0 min), 19 requests not sent; by HTTP 429
+   * with Retry-After: 86400}: a scope whose quota ran out, and what became of its requests.
+   */
+  static String quotaStop(BatchRun.QuotaStop q, dev.relent.time.Clock clock) {
+    long n = q.notSent();
+    return q.scope()
+        + ": "
+        + q.until()
+            .map(
+                u ->
+                    "until "
+                        + u
+                        + " (in "
+                        + Format.span(
+                            Duration.ofMillis(Math.max(0L, u.toEpochMilli() - clock.millis())))
+                        + ")")
+            .orElse("the server did not say until when")
+        + ", "
+        + n
+        + (n == 1 ? " request" : " requests")
+        + " not sent; "
+        + (q.earlierRun() > 0 ? "run " + q.earlierRun() + " of the journal was told by " : "by ")
+        + q.cause();
   }
 
   /**
@@ -356,22 +389,51 @@ final class BatchDisplay {
   }
 
   /**
-   * What paces the queue's starts: the adaptive pacer, its ceiling, where its schedule is shared,
-   * and the interval this process's pacer has at the end.
+   * What paces the queue's starts: the ceiling (or none), each scope's adaptive pacer, where their
+   * schedules are shared, and the scopes whose pacer learned a slower rate, with the interval each
+   * has at the end.
    */
-  static String pacer(Rate rate, BatchRun.Shared shared, Pacer pacer) {
-    String now =
-        pacer.interval().toNanos() <= 1
-            ? "not pacing at the end (no throttle or quota seen)"
-            : "one start every " + Format.millis(pacer.interval()) + " at the end";
+  static String pacer(BatchRun run) {
+    Rate rate = run.settings().rate();
+    BatchRun.Shared shared = run.settings().shared();
     String where = shared == null ? "" : ", " + shared.describe();
-    if (rate == null) {
-      return "adaptive (no --rate): learns the rate from rate-limit headers and 429s"
-          + where
+    String head =
+        rate == null
+            ? "adaptive (no --rate): each scope learns its own rate from its rate-limit headers and"
+                + " 429s"
+                + where
+            : "adaptive, at most "
+                + rate
+                + " (--rate), retries included"
+                + where
+                + "; each scope learns its own rate under it";
+    List<ScopeGuards> slowed = run.slowedScopes();
+    if (slowed.isEmpty()) {
+      return head
           + "; "
-          + now;
+          + (rate == null
+              ? "not pacing at the end (no throttle or quota seen)"
+              : "one start every " + Format.millis(run.ceiling().interval()) + " at the end");
     }
-    return "adaptive, at most " + rate + " (--rate), retries included" + where + "; " + now;
+    List<String> parts = new ArrayList<>();
+    for (ScopeGuards g : slowed.subList(0, Math.min(3, slowed.size()))) {
+      parts.add(
+          g.scope()
+              + " one start every "
+              + Format.millis(Duration.ofNanos(BatchRun.intervalOf(g))));
+    }
+    if (slowed.size() > 3) {
+      parts.add("and " + (slowed.size() - 3) + " more");
+    }
+    long others =
+        run.registry().scopes().stream().filter(g -> g.scope().kind() == run.scopeKind()).count()
+            - slowed.size();
+    return head
+        + "; at the end "
+        + String.join(", ", parts)
+        + (others <= 0
+            ? ""
+            : rate == null ? "; the other scopes not pacing" : "; the other scopes at the ceiling");
   }
 
   /**

@@ -8,8 +8,6 @@ import dev.relent.http.Redactor;
 import dev.relent.http.adapter.HttpOutcomes;
 import dev.relent.time.Ticker;
 import java.net.http.HttpResponse;
-import java.time.Instant;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -19,29 +17,40 @@ import java.util.function.Consumer;
  * executor's own events ({@link #onEvent}, an executor-wide listener): an attempt began (after the
  * pacer and the concurrency limit let it go) or ended, for the attempts in flight, their starts and
  * their mean duration in the {@link BatchTimeline}; a 429; and a quota an answer says is exhausted,
- * which stops the run. None of these needs to know which request an event belongs to.
+ * which stops the scope of the answer's request. None of these needs to know which request an event
+ * belongs to.
  *
  * <p>Thread-safe as the recorder and the timeline are: events come on each worker's thread.
  */
 final class BatchEvents implements RelentListener<HttpResponse<?>> {
+  /** Told when an answer says a quota is exhausted. */
+  @FunctionalInterface
+  interface QuotaListener {
+    /**
+     * @param response the answer (its request names the scope), or null when there was none
+     * @param hint what it said
+     * @param what the answer and its headers, for messages, redacted
+     */
+    void exhausted(HttpResponse<?> response, ServerHint hint, String what);
+  }
+
   private final BatchRecorder recorder;
   private final BatchTimeline timeline;
   private final Ticker ticker;
   private final Redactor redactor;
-  private final BiConsumer<Instant, String> quotaExhausted;
+  private final QuotaListener quotaExhausted;
   private HttpOutcomes<HttpResponse<?>> outcomes;
   private volatile BatchReport report;
 
   /**
-   * @param quotaExhausted told the reset time (or null) and what said so, when an answer's
-   *     rate-limit headers say the quota is gone
+   * @param quotaExhausted told when an answer's rate-limit headers say the quota is gone
    */
   BatchEvents(
       BatchRecorder recorder,
       BatchTimeline timeline,
       Ticker ticker,
       Redactor redactor,
-      BiConsumer<Instant, String> quotaExhausted) {
+      QuotaListener quotaExhausted) {
     this.recorder = recorder;
     this.timeline = timeline;
     this.ticker = ticker;
@@ -103,9 +112,10 @@ final class BatchEvents implements RelentListener<HttpResponse<?>> {
       timeline.tooManyRequests(hint != null && hint.pausesAll() && hint.waitNanos() > 0);
     }
     if (hint != null && hint.isQuotaExhausted()) {
-      // Said on any answer (a 200 with "0 left today"): no later request can succeed.
-      quotaExhausted.accept(
-          hint.resetAt().orElse(null),
+      // Said on any answer (a 200 with "0 left today"): no later request of its scope can succeed.
+      quotaExhausted.exhausted(
+          response,
+          hint,
           outcomes.describe(response, failure) + " with " + redactor.text(hint.source()));
     }
   }

@@ -125,6 +125,13 @@ final class BatchHtml {
                 + ".");
     if (run.stopReason() != null) {
       lead += " <strong>Stopped:</strong> " + Html.escape(run.stopDetail()) + ".";
+    } else {
+      for (BatchRun.QuotaStop q : run.quotaStops()) {
+        lead +=
+            " <strong>Stopped:</strong> "
+                + Html.escape(q.describe(run.clock()) + "; " + q.notSent() + " not sent")
+                + ".";
+      }
     }
     Html html = new Html("relent batch: " + input, lead);
     html.paragraph(
@@ -134,8 +141,12 @@ final class BatchHtml {
                 + writtenAt
                 + ". Pacer: "
                 + (settings.rate() == null
-                    ? "adaptive, no --rate (learns the rate from 429s and rate-limit headers)"
-                    : "--rate " + settings.rate() + " (a ceiling; 429s and headers slow it)")
+                    ? "adaptive per scope, no --rate (each scope learns its rate from its 429s and"
+                        + " rate-limit headers)"
+                    : "--rate "
+                        + settings.rate()
+                        + " (a ceiling for the whole queue; each scope's 429s and headers slow that"
+                        + " scope)")
                 + (settings.shared() != null ? ", " + settings.shared().describe() : "")
                 + "; --concurrency "
                 + settings.concurrency()

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,8 +34,14 @@ import java.util.zip.CRC32C;
  * {"rec":"key","id":"pay-1","key":"5b0c…","fingerprint":"9f2e…","crc32c":"…"}   before the send
  * {"rec":"done","id":"pay-1","result":{…},"crc32c":"…"}                          a final outcome
  * {"rec":"open","id":"acct-9","result":{…},"crc32c":"…"}                 stopped before a final one
- * {"rec":"end","run":1,"at":"…","exit_code":5,"stopped":"quota","crc32c":"…"}
+ * {"rec":"end","run":1,"at":"…","exit_code":5,"stopped":"quota","quota_stops":[…],"crc32c":"…"}
  * }</pre>
+ *
+ * <p>An {@code end} record names, in {@code quota_stops}, each scope whose quota the run found
+ * exhausted (or held back, as an earlier run found it), with its reset: {@code {"scope":"endpoint
+ * GET h/a/{id}","until":"…Z","cause":"HTTP 429 with Retry-After: 86400","run":1,"not_sent":19}}; a
+ * resumed run holds that scope's requests back until the reset ({@link #stoppedScopes}). The member
+ * is left out when there is none.
  *
  * <p>Checksums: the last member of every line's object is {@code "crc32c":"xxxxxxxx"} (the line's
  * last {@link #TAIL_LENGTH} bytes, with the comma before it and the closing brace), eight lowercase
@@ -86,6 +93,16 @@ final class BatchJournal implements Closeable {
   /** A key journaled for an id: the key and the fingerprint of the request it was made for. */
   record Key(String key, String fingerprint) {}
 
+  /**
+   * A scope an earlier run found out of quota.
+   *
+   * @param scope its name, e.g. {@code endpoint GET api.example.com/v1/items/{id}}
+   * @param until when its quota resets, ISO-8601, or null if the server did not say
+   * @param cause what said so
+   * @param run the run that was told
+   */
+  record StoppedScope(String scope, String until, String cause, int run) {}
+
   private final Path file;
   private final FileChannel channel;
   private final GroupCommit commits;
@@ -96,6 +113,7 @@ final class BatchJournal implements Closeable {
   private final int runs;
   private final boolean created;
   private final Map<String, Integer> failedBefore;
+  private final Map<String, StoppedScope> stoppedScopes;
   private final boolean checked;
 
   private BatchJournal(
@@ -108,6 +126,7 @@ final class BatchJournal implements Closeable {
       int runs,
       boolean created,
       Map<String, Integer> failedBefore,
+      Map<String, StoppedScope> stoppedScopes,
       Chain chain) {
     this.file = file;
     this.channel = channel;
@@ -122,6 +141,7 @@ final class BatchJournal implements Closeable {
     this.runs = runs;
     this.created = created;
     this.failedBefore = failedBefore;
+    this.stoppedScopes = stoppedScopes;
   }
 
   /**
@@ -153,6 +173,7 @@ final class BatchJournal implements Closeable {
       Map<String, Key> keys = new HashMap<>();
       IdTable done = new IdTable();
       Map<String, Integer> failedBefore = new TreeMap<>();
+      Map<String, StoppedScope> stoppedScopes = new LinkedHashMap<>();
       int runs = 0;
       long end = endOfLastRecord(ch);
       if (end < ch.size()) {
@@ -269,8 +290,10 @@ final class BatchJournal implements Closeable {
               }
             }
             break;
-          case "open":
           case "end":
+            readStoppedScopes(rec, stoppedScopes);
+            break;
+          case "open":
             break;
           default:
             throw new Unusable(
@@ -307,6 +330,7 @@ final class BatchJournal implements Closeable {
               runs,
               created,
               Collections.unmodifiableMap(failedBefore),
+              Collections.unmodifiableMap(stoppedScopes),
               checked ? new Chain(chain) : null);
       if (created) {
         Map<String, Object> first = new LinkedHashMap<>();
@@ -325,6 +349,34 @@ final class BatchJournal implements Closeable {
         ch.close();
       }
       throw e;
+    }
+  }
+
+  /**
+   * The scopes an {@code end} record names out of quota, each replacing what an earlier run said of
+   * it; an entry that is not one is passed over (a resume then asks the server again).
+   */
+  private static void readStoppedScopes(Map<String, Object> end, Map<String, StoppedScope> into) {
+    if (!(end.get("quota_stops") instanceof List)) {
+      return;
+    }
+    int endRun = end.get("run") instanceof Long ? (int) (long) (Long) end.get("run") : 0;
+    for (Object o : (List<?>) end.get("quota_stops")) {
+      if (!(o instanceof Map)) {
+        continue;
+      }
+      Map<?, ?> m = (Map<?, ?>) o;
+      int run = m.get("run") instanceof Long ? (int) (long) (Long) m.get("run") : endRun;
+      if (m.get("scope") instanceof String) {
+        String scope = (String) m.get("scope");
+        into.put(
+            scope,
+            new StoppedScope(
+                scope,
+                m.get("until") instanceof String ? (String) m.get("until") : null,
+                String.valueOf(m.get("cause")),
+                run));
+      }
     }
   }
 
@@ -574,9 +626,25 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void runEnded(String at, int exitCode, String stopped) throws IOException {
+    runEnded(at, exitCode, stopped, List.of());
+  }
+
+  /**
+   * Journals the end of this run, as {@link #runEnded(String, int, String)} does, with the scopes
+   * whose quota it found exhausted.
+   *
+   * @param quotaStops one map per scope: {@code scope}, {@code until} (or null), {@code cause},
+   *     {@code not_sent}; none leaves the member out
+   * @throws IOException if it cannot be written or forced
+   */
+  void runEnded(String at, int exitCode, String stopped, List<Map<String, Object>> quotaStops)
+      throws IOException {
     Map<String, Object> rec = ofThisRun("end", at);
     rec.put("exit_code", (long) exitCode);
     rec.put("stopped", stopped);
+    if (!quotaStops.isEmpty()) {
+      rec.put("quota_stops", List.copyOf(quotaStops));
+    }
     append(rec);
   }
 
@@ -812,12 +880,17 @@ final class BatchJournal implements Closeable {
     return commits.groups();
   }
 
-  /** How many runs this journal saw before this one. */
   /** Requests finished in earlier runs without success, by outcome. */
   Map<String, Integer> failedBefore() {
     return failedBefore;
   }
 
+  /** The scopes earlier runs found out of quota, each as the latest run that did said. */
+  List<StoppedScope> stoppedScopes() {
+    return List.copyOf(stoppedScopes.values());
+  }
+
+  /** How many runs this journal saw before this one. */
   int runs() {
     return runs;
   }

@@ -1,5 +1,6 @@
 package dev.relent.cli;
 
+import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Idempotency;
 import dev.relent.http.Redactor;
@@ -40,6 +41,10 @@ final class BatchRecorder {
   /** A request and what happened to it. */
   static final class Job {
     final BatchInput.Request request;
+
+    /** Its scopes, broadest first, as the client derives them; set when the job is made. */
+    List<Scope> scopes = List.of();
+
     String key;
 
     /** Its attempts as relent-http records them, in order. */

@@ -364,16 +364,22 @@ class BatchCommandTest {
           .extracting(r -> r.get("final").asBoolean())
           .containsExactly(true, true, true, false, false, false);
       assertThat(results.get(3).get("attempts").asInt()).isZero();
+      // The quota is the endpoint's (the server named no partition): that scope stops, and with
+      // one endpoint in the input nothing else is left.
+      String scope = "endpoint GET 127.0.0.1:" + server.port() + "/items/{id}";
       assertThat(results.get(3).get("error").asText())
-          .startsWith(
-              "the batch stopped before it was sent: the quota is exhausted (HTTP 200 with ");
+          .startsWith("not sent: the quota of " + scope + " is exhausted (HTTP 200 with ");
       assertThat(run.out())
           .contains("3 succeeded, 0 failed, 3 not finished")
           .contains("  not finished       3 (not-sent 3)\n")
-          .contains("stopped: the quota is exhausted (HTTP 200 with ")
+          .contains(
+              "  quota stopped      " + scope + ": until " + midnight.toString().substring(0, 19))
+          .contains(", 3 requests not sent; by HTTP 200 with ")
+          .contains("stopped: the quota of " + scope + " is exhausted (HTTP 200 with ")
           .contains("; it resets at " + midnight.toString().substring(0, 19))
           .contains("  3 requests were not sent; send them after the reset");
-      assertThat(run.err()).contains("relent batch: stopped: the quota is exhausted");
+      assertThat(run.err())
+          .contains("relent batch: stopped: the quota of " + scope + " is exhausted");
     }
   }
 
@@ -405,7 +411,9 @@ class BatchCommandTest {
           .containsExactly("success", "quota-exhausted", "not-sent", "not-sent");
       assertThat(run.out())
           .contains(
-              "stopped: the quota is exhausted (HTTP 429 with Retry-After: 7200); it resets at ")
+              "stopped: the quota of endpoint GET 127.0.0.1:"
+                  + server.port()
+                  + "/items/{id} is exhausted (HTTP 429 with Retry-After: 7200); it resets at ")
           .contains(" (in 2 h ")
           .contains("  2 requests were not sent");
     }

@@ -345,8 +345,10 @@ class BatchHtmlReportTest {
           .contains("4 requests in ")
           .contains(": 1 succeeded, 0 failed, 3 not finished.")
           .contains(
-              "<strong>Stopped:</strong> the quota is exhausted (HTTP 429 with Retry-After:"
-                  + " 7200)");
+              "<strong>Stopped:</strong> the quota of endpoint GET 127.0.0.1:"
+                  + quota.port()
+                  + "/items/{id} is exhausted (HTTP 429 with Retry-After: 7200); it resets at ")
+          .contains("; 2 not sent.");
       assertThat(row(text, "table-results", "not-sent (not final)"))
           .containsExactly("not-sent (not final)", "2");
       assertThat(row(text, "table-results", "quota-exhausted (not final)"))

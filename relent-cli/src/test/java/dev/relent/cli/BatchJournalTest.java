@@ -73,6 +73,55 @@ class BatchJournalTest {
     }
   }
 
+  private static Map<String, Object> stop(String scope, String until, Long run) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("scope", scope);
+    m.put("until", until);
+    m.put("cause", "HTTP 429 with Retry-After: 86400");
+    if (run != null) {
+      m.put("run", run);
+    }
+    m.put("not_sent", 19L);
+    return m;
+  }
+
+  @Test
+  void theScopesARunFoundOutOfQuotaAreReadBackTheLatestWordOnEachWinning() throws Exception {
+    Path file = dir.resolve("j");
+    Path input = dir.resolve("in.jsonl");
+    String items = "endpoint GET h/items/{id}";
+    String users = "endpoint GET h/users/{id}";
+    try (BatchJournal j = BatchJournal.open(file, input, AT)) {
+      j.runStarted(AT, 40, 0);
+      // an end without stops has no member for them: the record is what it always was
+      j.runEnded(AT, 0, null);
+      j.runStarted(AT, 40, 0);
+      j.runEnded(
+          AT,
+          5,
+          "quota",
+          List.of(stop(items, "2026-01-02T00:00:00Z", null), stop(users, null, null)));
+      j.runStarted(AT, 40, 20);
+      j.runEnded(AT, 5, "quota", List.of(stop(items, "2026-01-03T00:00:00Z", 2L)));
+    }
+    assertThat(recordsOf(file).get(2))
+        .isEqualTo(
+            "{\"rec\":\"end\",\"run\":1,\"at\":\"" + AT + "\",\"exit_code\":0,\"stopped\":null}");
+    assertThat(recordsOf(file).get(4))
+        .contains(
+            ",\"stopped\":\"quota\",\"quota_stops\":[{\"scope\":\"endpoint GET h/items/{id}\","
+                + "\"until\":\"2026-01-02T00:00:00Z\",\"cause\":\"HTTP 429 with Retry-After: 86400\","
+                + "\"not_sent\":19},");
+    try (BatchJournal j = BatchJournal.open(file, input, AT)) {
+      assertThat(j.stoppedScopes())
+          .containsExactly(
+              new BatchJournal.StoppedScope(
+                  items, "2026-01-03T00:00:00Z", "HTTP 429 with Retry-After: 86400", 2),
+              // without a run of its own, the run of its end record (one open: all are run 1)
+              new BatchJournal.StoppedScope(users, null, "HTTP 429 with Retry-After: 86400", 1));
+    }
+  }
+
   @Test
   void aRecordTornByAKillIsCutOffAndCountsAsNotWritten() throws Exception {
     Path file = dir.resolve("j");

@@ -246,9 +246,6 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       lock();
       long start = Nanos.saturatedAdd(nowNanos, wait);
       recordStart(start);
-      if (bracket != null) {
-        bracket.onReserved(start);
-      }
       lastStartWaited = wait > 0;
       unlock();
     }
@@ -269,11 +266,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     lock();
     long newest = newestStart();
-    long slowStart = bracket.slowStartNanos(nowNanos);
     unlock();
-    if (slowStart > 0) {
-      return slowStart; // one start at a time until the first few are accepted
-    }
     if (newest == NEVER) {
       return 0;
     }
@@ -284,7 +277,18 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public void refund(long reservedAtNanos) {
-    state.refund(reservedAtNanos, lastReservedNanos);
+    lock();
+    try {
+      if (state.refund(reservedAtNanos, lastReservedNanos)
+          && recentSize > 0
+          && newestStart() == reservedAtNanos) {
+        // A start given back is no start: a caller deferring to the newest waits for a real one.
+        recentNext = (recentNext + RECENT - 1) % RECENT;
+        recentSize--;
+      }
+    } finally {
+      unlock();
+    }
   }
 
   @Override

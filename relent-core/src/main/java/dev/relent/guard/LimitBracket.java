@@ -60,18 +60,6 @@ final class LimitBracket {
   /** Accepts in a row at the bracketed pace before a faster one is probed; doubles per miss. */
   static final int PATIENCE = 128;
 
-  /**
-   * Before it paces, starts go one at a time until this many were accepted: a limiter that refuses
-   * the second start of a burst costs one refusal, not one per caller.
-   */
-  static final int SLOW_START = 4;
-
-  /** How long the one-at-a-time start lasts at most, from the first start: a second. */
-  static final long SLOW_START_NANOS = SECOND;
-
-  /** How often a caller held by the one-at-a-time start looks again: 5 ms. */
-  static final long SLOW_START_POLL_NANOS = 5_000_000L;
-
   private static final int MAX_PATIENCE_DOUBLINGS = 4;
   private static final int ACCEPTED = 64;
   private static final long NONE = 0;
@@ -113,13 +101,6 @@ final class LimitBracket {
 
   private long firstAccepted = NEVER;
 
-  /** Starts reserved, answers heard and accepts heard, for the one-at-a-time start. */
-  private long reserved;
-
-  private long answers;
-  private long acceptedCount;
-  private long firstReserved = NEVER;
-
   /** The accepts since the last refusal, and the first of them. */
   private int runAccepts;
 
@@ -135,31 +116,6 @@ final class LimitBracket {
   private final long[] accepted = new long[ACCEPTED];
   private int acceptedNext;
   private int acceptedSize;
-
-  /** A start was reserved at {@code at}. */
-  void onReserved(long at) {
-    if (reserved++ == 0) {
-      firstReserved = at;
-    }
-  }
-
-  /**
-   * How long a caller should wait before it reserves a start at {@code now}, while the starts go
-   * one at a time ({@value #SLOW_START} accepted, no refusal yet, within {@link #SLOW_START_NANOS}
-   * of the first): until the start in flight is answered, looked at again every {@link
-   * #SLOW_START_POLL_NANOS}; 0 otherwise.
-   */
-  long slowStartNanos(long now) {
-    if (interval != NONE
-        || refused != NONE
-        || acceptedCount >= SLOW_START
-        || reserved == 0
-        || now - firstReserved >= SLOW_START_NANOS
-        || reserved <= answers) {
-      return 0;
-    }
-    return Math.min(SLOW_START_POLL_NANOS, firstReserved + SLOW_START_NANOS - now);
-  }
 
   /** The interval to pace at, or 0 while the controller does not pace. */
   long interval() {
@@ -178,8 +134,6 @@ final class LimitBracket {
 
   /** An answer to the start sent at {@code sentAt} that was not a throttle. */
   void onAccepted(long sentAt) {
-    answers++;
-    acceptedCount++;
     if (firstAccepted == NEVER) {
       firstAccepted = sentAt;
     }
@@ -253,7 +207,6 @@ final class LimitBracket {
    *     at a pace now known to be too fast)
    */
   boolean onThrottled(long sentAt, long now) {
-    answers++;
     if (refusedSince == NEVER) {
       refusedSince = sentAt;
       windowRun = runAccepts;

@@ -347,37 +347,4 @@ class LimitBracketTest {
     long second = pacer.tryAcquire(2 * MS, NO_LIMIT);
     assertThat(second - first).isGreaterThan(50 * MS);
   }
-
-  @Test
-  void beforeItPacesTheStartsGoOneAtATimeUntilFourAreAccepted() {
-    Pacer pacer = bracket();
-    assertThat(pacer.deferNanos(0)).isZero();
-    assertThat(pacer.tryAcquire(0, NO_LIMIT)).isZero();
-    // One start in flight, not answered: the next caller looks again in 5 ms.
-    assertThat(pacer.deferNanos(MS)).isEqualTo(5 * MS);
-    pacer.onAccepted(0);
-    assertThat(pacer.deferNanos(2 * MS)).isZero();
-    for (int i = 1; i < LimitBracket.SLOW_START; i++) {
-      pacer.tryAcquire(i * 3 * MS, NO_LIMIT);
-      assertThat(pacer.deferNanos(i * 3 * MS + 1)).isPositive();
-      pacer.onAccepted(i * 3 * MS);
-    }
-    // Four accepted: the starts go as fast as they come.
-    pacer.tryAcquire(20 * MS, NO_LIMIT);
-    assertThat(pacer.deferNanos(20 * MS)).isZero();
-  }
-
-  @Test
-  void theOneAtATimeStartEndsAtTheFirstRefusalOrAfterASecond() {
-    Pacer refused = bracket();
-    refused.tryAcquire(0, NO_LIMIT);
-    refused.tryAcquire(0, NO_LIMIT);
-    refused.onThrottled(0, MS);
-    assertThat(refused.deferNanos(200 * MS)).isZero();
-    Pacer silent = bracket();
-    silent.tryAcquire(0, NO_LIMIT);
-    // A start nobody answers holds the others a second at most.
-    assertThat(silent.deferNanos(999 * MS)).isEqualTo(MS);
-    assertThat(silent.deferNanos(S)).isZero();
-  }
 }

@@ -320,6 +320,115 @@ class ScopedExecutorTest {
             Duration.ofMillis(5200).toNanos());
   }
 
+  /** Starts a call that records its start as {@code name at N ms}; the scheduler drives it. */
+  private static CompletableFuture<Reply> startNamed(
+      Harness<Reply> x, List<Scope> scopes, String name, List<String> starts) {
+    return x.executor.getAsync(
+        scopes,
+        ctx -> {
+          starts.add(name + " at " + x.time.read() / 1_000_000 + " ms");
+          return CompletableFuture.completedFuture(ok(name));
+        },
+        null);
+  }
+
+  @Test
+  void aCallWaitingForItsScopesPacerHoldsNoStartOfTheExecutorsPacerMeanwhile() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(1, Duration.ofSeconds(1)))
+            .withTime(time)
+            .build();
+    // The executor's pacer is the ceiling of every scope together.
+    Harness<Reply> x =
+        harness(Mode.ASYNC, time, registry, b -> b.withPacer(Pacer.of(10, Duration.ofSeconds(1))));
+    List<String> starts = new java.util.ArrayList<>();
+
+    startNamed(x, ON_ITEMS, "items 1", starts);
+    startNamed(x, ON_ITEMS, "items 2", starts); // its endpoint's next start is in 1 s
+    startNamed(x, ON_USERS, "users", starts);
+    x.scheduler.runUntilIdle();
+
+    // Had the second call reserved the ceiling's start at 1 s while it waited for its endpoint,
+    // the other endpoint would have queued behind it, at 1.1 s.
+    assertThat(starts).containsExactly("items 1 at 0 ms", "users at 100 ms", "items 2 at 1000 ms");
+  }
+
+  @Test
+  void aCallHeldByItsScopesPauseHoldsNoStartOfTheExecutorsPacer() {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = registry(time);
+    Harness<Reply> x =
+        harness(Mode.ASYNC, time, registry, b -> b.withPacer(Pacer.of(10, Duration.ofSeconds(1))));
+    registry.guards(ITEMS, time.read()).pause(Duration.ofSeconds(5), "an operator");
+    List<String> starts = new java.util.ArrayList<>();
+
+    startNamed(x, ON_ITEMS, "items", starts);
+    startNamed(x, ON_USERS, "users 1", starts);
+    startNamed(x, ON_USERS, "users 2", starts);
+    x.scheduler.runUntilIdle();
+
+    assertThat(starts).containsExactly("users 1 at 0 ms", "users 2 at 100 ms", "items at 5000 ms");
+  }
+
+  private static GuardRegistry adaptivePerScope(FakeTime time) {
+    return GuardRegistry.builder()
+        .withPacer(Scope.Kind.ACCOUNT, s -> Pacer.builder().adaptive().withTime(time).build())
+        .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.builder().adaptive().withTime(time).build())
+        .withTime(time)
+        .build();
+  }
+
+  private static Duration interval(GuardRegistry registry, Scope scope) {
+    return registry.find(scope).orElseThrow().pacer().orElseThrow().interval();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anAdaptivePacerOfAScopeLearnsFromThatScopesAnswersAlone(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = adaptivePerScope(time);
+    Harness<Reply> x = harness(mode, time, registry, b -> b);
+
+    x.run(ON_USERS, Harness.answers(ok("u")));
+    assertThatThrownBy(() -> x.run(ON_ITEMS, Harness.answers(tooMany("i", Duration.ofSeconds(1)))))
+        .isInstanceOf(RelentException.class);
+
+    assertThat(interval(registry, ITEMS)).isGreaterThan(Duration.ofNanos(1));
+    assertThat(interval(registry, USERS)).isEqualTo(Duration.ofNanos(1));
+    assertThat(interval(registry, ACCOUNT)).isEqualTo(Duration.ofNanos(1));
+    // The other endpoint starts at once, twice in a row: nothing it shares learned a rate (a
+    // pacer that does not pace yet spaces its starts by its 1 ns).
+    long now = time.read();
+    x.run(ON_USERS, Harness.answers(ok("u")));
+    x.run(ON_USERS, Harness.answers(ok("u")));
+    assertThat(x.attemptTimes.subList(2, 4)).allSatisfy(t -> assertThat(t - now).isLessThan(10));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anAnswerThatBelongsToTheAccountTeachesTheAccountsPacer(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry registry = adaptivePerScope(time);
+    Harness<Reply> x =
+        harness(
+            mode,
+            time,
+            registry,
+            b ->
+                b.withPauseTarget(
+                    (reply, failure, hint) ->
+                        reply.endpoint().contains("account-wide") ? Scope.Kind.ACCOUNT : null));
+
+    assertThatThrownBy(
+            () -> x.run(ON_ITEMS, Harness.answers(tooMany("account-wide", Duration.ofSeconds(1)))))
+        .isInstanceOf(RelentException.class);
+
+    assertThat(interval(registry, ACCOUNT)).isGreaterThan(Duration.ofNanos(1));
+    assertThat(interval(registry, ITEMS)).isEqualTo(Duration.ofNanos(1));
+  }
+
   @ParameterizedTest
   @EnumSource(Mode.class)
   void aScopesConcurrencyLimitHoldsASlotForEachAttemptAndGivesItBack(Mode mode) {
