@@ -1,0 +1,159 @@
+package dev.relent.guard;
+
+import dev.relent.internal.Nanos;
+
+/**
+ * What an {@link AdaptivePacer} reads from a server's quota ({@code remaining} requests until
+ * {@code reset}): the floor interval until the reset, averaged over the readings, the rate the
+ * latest reading allows, the reading before it, and (for {@link Pacer.Congestion#BRACKET}) whether
+ * the readings are of a window, whose requests left may be spent at once.
+ *
+ * <p>Not thread-safe: the pacer calls it under its lock; the floor, its end and the rate are
+ * volatile, read without the lock on the reservation path. Allocates nothing.
+ */
+final class QuotaReading {
+  private static final long NEVER = StartHistory.NEVER;
+
+  private final StartHistory starts;
+  private final Schedule schedule;
+  private final boolean tellsWindows;
+
+  private long sentAt = NEVER;
+  private long remaining;
+  private long resetNanos;
+  private long previousSentAt = NEVER;
+  private long previousRemaining;
+  private long previousResetNanos;
+
+  /** Whether the readings are of a window (a fixed reset that the requests left count down to). */
+  private boolean window;
+
+  // Read without the lock.
+  private volatile long floorNanos;
+  private volatile long until = NEVER;
+  private volatile long rateNanos;
+
+  /** A reading of the quota; {@code tellsWindows} with {@link Pacer.Congestion#BRACKET} only. */
+  QuotaReading(StartHistory starts, Schedule schedule, boolean tellsWindows) {
+    this.starts = starts;
+    this.schedule = schedule;
+    this.tellsWindows = tellsWindows;
+  }
+
+  /**
+   * Learns the floor from a reading of the attempt sent at {@code sentAtNanos} ({@code remaining}
+   * at least 0, {@code resetNanos} above 0): the requests left, less the starts reserved since, are
+   * spread from the start the schedule holds next so that the one after them falls at the reset; a
+   * quarter of the new floor goes into the one in force. A window spent at once, or with none left,
+   * spaces the start after the newest again on the schedule.
+   */
+  void read(long sentAtNanos, long remaining, long resetNanos) {
+    long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
+    long newest = starts.newest();
+    long span = resetAt - Math.max(sentAtNanos, newest);
+    if (span <= 0) {
+      return; // the window ended before the next start: nothing to learn
+    }
+    // The server counted the attempt sent at sentAt, not the starts reserved after it.
+    long left = remaining - starts.startsAfter(sentAtNanos);
+    if (tellsWindows && inForceAt(sentAtNanos)) {
+      // Two readings of one window that name the same reset, within the second a reset stated in
+      // whole seconds may be off by, count down to a fixed reset; a reset that moved on does not.
+      window = Math.abs(resetAt - until) <= AdaptivePacer.SECOND;
+    }
+    long interval;
+    if (left <= 0) {
+      // No start left before the reset: the next one after those reserved goes at the reset.
+      interval = span;
+    } else {
+      // The schedule holds the next start one interval (the one it was reserved at) after the
+      // newest; from there `left` starts fit before the reset, the one after them at the reset.
+      long next =
+          newest == NEVER
+              ? sentAtNanos
+              : Math.max(sentAtNanos, Nanos.saturatedAdd(newest, schedule.lastReservedNanos()));
+      long untilReset = resetAt - next;
+      if (untilReset <= 0) {
+        return; // the next start is due at the reset or later: the reading limits nothing
+      }
+      // A window's requests left may all be spent before its reset: the server said so.
+      interval = window ? 1 : ceilDiv(untilReset, left);
+    }
+    interval = schedule.clamp(interval);
+    // Each answer counts the starts in flight a little differently: a quarter of the reading
+    // goes in, so that one noisy count does not swing the rate.
+    if (!window && inForceAt(sentAtNanos)) {
+      interval = schedule.clamp(floorNanos - floorNanos / 4 + interval / 4);
+    }
+    floorNanos = interval;
+    until = resetAt;
+    if (window) {
+      // Spent at once, or none left until the reset: the next start after the newest comes so.
+      long next = left <= 0 ? span : Math.max(schedule.learnedNanos(), interval);
+      if (next < schedule.lastReservedNanos() || left <= 0) {
+        schedule.respace(next);
+      }
+    }
+    // The rate the reading allows from its send on; the reading before it, kept for a throttle
+    // of the attempt that carried this one (the executor reports the quota first).
+    rateNanos = schedule.clamp(resetNanos / (remaining + 1));
+    if (sentAtNanos != sentAt) {
+      previousSentAt = sentAt;
+      previousRemaining = this.remaining;
+      previousResetNanos = this.resetNanos;
+    }
+    sentAt = sentAtNanos;
+    this.remaining = remaining;
+    this.resetNanos = resetNanos;
+  }
+
+  /**
+   * The reset of the last reading read before the start sent at {@code sentAtNanos} if that reading
+   * still allowed it (this pacer's starts since the reading's send, that one included, no more than
+   * its remaining), else -1. A reading of that start's own answer does not count.
+   */
+  long resetAllowing(long sentAtNanos) {
+    long readAt = sentAt;
+    long left = remaining;
+    long reset = resetNanos;
+    if (readAt == sentAtNanos) {
+      // The throttle's own answer carried a quota: the one read before it is what allowed it.
+      readAt = previousSentAt;
+      left = previousRemaining;
+      reset = previousResetNanos;
+    }
+    if (readAt == NEVER
+        || sentAtNanos <= readAt
+        || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)
+        || starts.startsBetween(readAt, sentAtNanos) > left) {
+      return -1;
+    }
+    return reset;
+  }
+
+  /** Whether the floor is in force at {@code t}: a reading was read and its reset is later. */
+  boolean inForceAt(long t) {
+    long end = until;
+    return end != NEVER && t < end;
+  }
+
+  /** The floor interval until the reset; read it only while {@link #inForceAt} holds. */
+  long floorNanos() {
+    return floorNanos;
+  }
+
+  /** The rate the latest reading allows, as an interval: {@code reset / (remaining + 1)}. */
+  long rateNanos() {
+    return rateNanos;
+  }
+
+  /** The reset of the latest reading, 0 before any. */
+  long resetNanos() {
+    return resetNanos;
+  }
+
+  /** {@code a / b} rounded up, for {@code a >= 0} and {@code b > 0}. */
+  static long ceilDiv(long a, long b) {
+    return a / b + (a % b == 0 ? 0 : 1);
+  }
+}

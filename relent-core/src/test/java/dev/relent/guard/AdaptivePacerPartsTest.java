@@ -1,0 +1,127 @@
+package dev.relent.guard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.relent.spi.PacerState;
+import org.junit.jupiter.api.Test;
+
+/** The parts of the {@link AdaptivePacer} on their own, with exact values. */
+class AdaptivePacerPartsTest {
+  private static final long MS = 1_000_000L;
+  private static final long S = 1_000_000_000L;
+  private static final long NEVER = StartHistory.NEVER;
+
+  private final StartHistory starts = new StartHistory();
+  private final Schedule schedule = new Schedule(1, 2 * S, PacerState.inMemory(), starts);
+
+  @Test
+  void theHistoryMeasuresStartsPerHalfSecondSmoothed() {
+    starts.record(0, false);
+    starts.record(1, false);
+    starts.record(2, true);
+    assertThat(starts.measured()).isZero();
+    // Before a whole bucket: the starts of this one over its length.
+    assertThat(starts.sendRate()).isEqualTo(6.0);
+    assertThat(starts.newestWaited()).isTrue();
+    starts.record(500 * MS, false);
+    // 0.8 of the 3 starts in the first half second, per second, and 0.2 of nothing before.
+    assertThat(starts.measured()).isCloseTo(4.8, within(1e-9));
+    assertThat(starts.sendRate()).isEqualTo(starts.measured());
+    assertThat(starts.newestWaited()).isFalse();
+    assertThat(starts.lastHalfSecondRate(600 * MS)).isEqualTo(2.0);
+    assertThat(starts.startsBetween(0, 2)).isEqualTo(2);
+    assertThat(starts.startsAfter(NEVER)).isEqualTo(4);
+  }
+
+  @Test
+  void theHistoryForgetsOnlyTheNewestGivenBack() {
+    assertThat(starts.newest()).isEqualTo(NEVER);
+    starts.record(10, false);
+    starts.record(20, false);
+    starts.forgetNewest(10);
+    assertThat(starts.newest()).isEqualTo(20);
+    starts.forgetNewest(20);
+    assertThat(starts.newest()).isEqualTo(10);
+    starts.forgetNewest(10);
+    starts.forgetNewest(10);
+    assertThat(starts.newest()).isEqualTo(NEVER);
+    assertThat(starts.startsAfter(NEVER)).isZero();
+  }
+
+  @Test
+  void theHistoryKnowsWhenItForgotAStart() {
+    for (int i = 0; i < StartHistory.RECENT; i++) {
+      starts.record(i, false);
+    }
+    assertThat(starts.remembersAllAfter(NEVER)).isFalse();
+    assertThat(starts.remembersAllAfter(0)).isTrue();
+    starts.record(StartHistory.RECENT, false);
+    assertThat(starts.remembersAllAfter(0)).isFalse();
+    assertThat(starts.remembersAllAfter(1)).isTrue();
+    assertThat(starts.startsAfter(NEVER)).isEqualTo(StartHistory.RECENT);
+  }
+
+  @Test
+  void theScheduleBoundsWhatTheControllerLearns() {
+    assertThat(schedule.learnedNanos()).isEqualTo(1);
+    schedule.learn(5 * S);
+    assertThat(schedule.learnedNanos()).isEqualTo(2 * S);
+    schedule.learn(0);
+    assertThat(schedule.learnedNanos()).isEqualTo(1);
+    schedule.learn(300 * MS);
+    assertThat(schedule.learnedNanos()).isEqualTo(300 * MS);
+    assertThat(schedule.slowestRate()).isEqualTo(0.5);
+    assertThat(Schedule.intervalOf(3)).isEqualTo(333_333_334L);
+    assertThat(Schedule.intervalOf(0)).isEqualTo(Long.MAX_VALUE);
+    assertThat(Schedule.intervalOf(2e9)).isEqualTo(1);
+  }
+
+  @Test
+  void aQuotaReadingIsAFloorUntilItsResetAveragedAQuarterAtATime() {
+    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    assertThat(reading.inForceAt(0)).isFalse();
+    reading.read(0, 9, S);
+    // 9 left in the second after the send: ceil(1 s / 9).
+    assertThat(reading.floorNanos()).isEqualTo(111_111_112L);
+    assertThat(reading.rateNanos()).isEqualTo(100 * MS);
+    assertThat(reading.inForceAt(S - 1)).isTrue();
+    assertThat(reading.inForceAt(S)).isFalse();
+    // 8 left in the 900 ms after 100 ms (112.5 ms apart): a quarter of it goes in.
+    reading.read(100 * MS, 8, 900 * MS);
+    assertThat(reading.floorNanos()).isEqualTo(111_111_112L - 111_111_112L / 4 + 112_500_000L / 4);
+    assertThat(reading.resetNanos()).isEqualTo(900 * MS);
+  }
+
+  @Test
+  void aQuotaReadingAllowsTheStartsItCounted() {
+    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    assertThat(reading.resetAllowing(10 * MS)).isEqualTo(-1);
+    reading.read(0, 1, S);
+    assertThat(reading.resetAllowing(10 * MS)).isEqualTo(S);
+    // The reading of the start's own answer did not allow it; none was read before it.
+    assertThat(reading.resetAllowing(0)).isEqualTo(-1);
+    assertThat(reading.resetAllowing(S)).isEqualTo(-1);
+    starts.record(5 * MS, false);
+    starts.record(6 * MS, false);
+    // Two of this pacer's starts since the reading: more than the one it allowed.
+    assertThat(reading.resetAllowing(10 * MS)).isEqualTo(-1);
+  }
+
+  @Test
+  void anotherCallerIsLeftHeadroomAndExcusedOnceAWindow() {
+    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    OtherCaller other = new OtherCaller(starts, reading, schedule);
+    assertThat(other.headroomNanos(0, false)).isZero();
+    // 5 of 10 spent in the window, none of them by this pacer.
+    other.readPolicy(S, 5, 10 * S, 10, 10 * S);
+    // A quarter of the policy's rate (one per second) left: 1.33 s apart, bounded at 2 s.
+    assertThat(other.headroomNanos(2 * S, false)).isEqualTo(1_333_333_333L);
+    assertThat(other.excuses(2 * S, 2 * S)).isTrue();
+    assertThat(other.excuses(3 * S, 3 * S)).isFalse();
+    assertThat(other.excuses(13 * S, 13 * S)).isTrue();
+    // Each refusal it explained saw it again: 16 windows after the last, the headroom is gone.
+    assertThat(other.headroomNanos(173 * S - 1, false)).isEqualTo(1_333_333_333L);
+    assertThat(other.headroomNanos(173 * S, false)).isZero();
+  }
+}
