@@ -410,8 +410,9 @@ class Execution<R> implements AttemptContext {
     if (scoped != null) {
       scoped.record(verdict, attemptStart);
       if (hint != null && hint.pausesAll()) {
-        // The scope the answer belongs to pauses, not every call of the executor.
-        scoped.pause(result, thrown, hint, attemptStart);
+        // The scope the answer belongs to pauses, not every call of the executor; the server's
+        // wait counts from its answer, which came after the attempt began.
+        scoped.pause(result, thrown, hint, attemptStart, x.ticker.read());
       }
       scoped.feed(result, thrown, verdict, hint, attemptStart);
     }
@@ -456,7 +457,8 @@ class Execution<R> implements AttemptContext {
       }
       if (hint.pausesAll() && scoped == null) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
-        pacer.pauseUntil(Nanos.saturatedAdd(attemptStart, hint.waitNanos()));
+        // The server's wait counts from its answer.
+        pacer.pauseUntil(Nanos.saturatedAdd(x.ticker.read(), hint.waitNanos()));
       }
     }
     if (verdict.kind() != Verdict.Kind.RETRY) {

@@ -449,9 +449,10 @@ final class ScopedGuards {
    * Pauses the scope the answer belongs to: until an exhausted quota resets (waiting a while will
    * not renew it, so every call fails at once, saying when), or for a rate limit's wait capped at
    * the longest server wait allowed, so that a hostile or mistaken wait never stalls the scope's
-   * calls longer than they would wait anyway.
+   * calls longer than they would wait anyway. The wait counts from {@code answeredAt}, when the
+   * answer came: the server counts it from when it answered, not from when the attempt began.
    */
-  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
+  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart, long answeredAt) {
     long asked = hint.waitNanos();
     long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, x.maxServerWaitNanos);
     if (pause <= 0 || scopes.isEmpty()) {
@@ -469,7 +470,7 @@ final class ScopedGuards {
               + Durations.format(pause)
               + " allowed";
     }
-    long until = Nanos.saturatedAdd(attemptStart, pause);
+    long until = Nanos.saturatedAdd(answeredAt, pause);
     List<Scope> paused = x.registry.pause(scopes, target, until, asked, cause, attemptStart);
     if (!paused.isEmpty()) {
       StringBuilder m = new StringBuilder("paused ");

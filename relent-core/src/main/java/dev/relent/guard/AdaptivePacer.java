@@ -92,6 +92,12 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     if (congestion != Pacer.Congestion.BRACKET || burst > 1 || state.isShared()) {
       return 0;
     }
+    long half = schedule.learnedNanos() / 2;
+    if (half == 0) {
+      // Not pacing: the newest start is a nanosecond ahead at most, and spacing it means nothing
+      // (on a clock that stands still, as a test's may, waiting for it would never end).
+      return 0;
+    }
     lock();
     long newest = starts.newest();
     unlock();
@@ -99,7 +105,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       return 0;
     }
     // Half an interval after it: its answer, which may change the interval, has usually come.
-    long at = Nanos.saturatedAdd(newest, schedule.learnedNanos() / 2);
+    long at = Nanos.saturatedAdd(newest, half);
     return at <= nowNanos ? 0 : at - nowNanos;
   }
 

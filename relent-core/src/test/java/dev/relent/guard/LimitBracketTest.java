@@ -307,6 +307,17 @@ class LimitBracketTest {
   }
 
   @Test
+  void aPacerThatDoesNotPaceYetNeverDefersEvenOnAClockThatStandsStill() {
+    // Without a rate and before any throttle each booking is a nanosecond after the one before:
+    // on a clock that stands still (a test's fake time) deferring to it would wait for ever.
+    Pacer pacer = bracket();
+    for (int i = 0; i < 5; i++) {
+      assertThat(pacer.tryAcquire(MS, NO_LIMIT)).isEqualTo(i);
+      assertThat(pacer.deferNanos(MS)).isZero();
+    }
+  }
+
+  @Test
   void aWindowsRequestsLeftAreSpentAtOnceAndTheNextWaitsForItsReset() {
     Pacer pacer = bracket();
     // Two answers that name the same reset, 10 s after the first start: a fixed window.

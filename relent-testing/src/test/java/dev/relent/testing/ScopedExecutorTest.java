@@ -277,12 +277,13 @@ class ScopedExecutorTest {
             },
             null);
     x.scheduler.advance(Duration.ofMillis(500));
-    // the answer pauses the endpoint for 5 s from the attempt's start
+    // The answer at 500 ms pauses the endpoint for 5 s after it is received (RFC 9110's
+    // Retry-After counts from the response, not from the request).
     answer.complete(tooMany("i", Duration.ofSeconds(5)));
     x.scheduler.runUntilIdle();
 
     assertThat(second.join().status()).isEqualTo(200);
-    assertThat(starts).containsExactly(0L, Duration.ofSeconds(5).toNanos());
+    assertThat(starts).containsExactly(0L, Duration.ofMillis(5500).toNanos());
   }
 
   @Test
@@ -305,7 +306,8 @@ class ScopedExecutorTest {
               },
               null));
     }
-    // Starts reserved at 100, 200 and 300 ms; the answer pauses the endpoint until 5 s.
+    // Starts reserved at 100, 200 and 300 ms; the answer at 50 ms pauses the endpoint for 5 s
+    // after it, until 5.05 s.
     x.scheduler.advance(Duration.ofMillis(50));
     answer.complete(tooMany("i", Duration.ofSeconds(5)));
     x.scheduler.runUntilIdle();
@@ -315,9 +317,9 @@ class ScopedExecutorTest {
     }
     assertThat(starts)
         .containsExactly(
-            Duration.ofMillis(5000).toNanos(),
-            Duration.ofMillis(5100).toNanos(),
-            Duration.ofMillis(5200).toNanos());
+            Duration.ofMillis(5050).toNanos(),
+            Duration.ofMillis(5150).toNanos(),
+            Duration.ofMillis(5250).toNanos());
   }
 
   /** Starts a call that records its start as {@code name at N ms}; the scheduler drives it. */
