@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,21 +43,6 @@ class FairSharedBatchProcessesTest {
 
   @TempDir Path dir;
 
-  private Path input(MockServer server, int process) throws IOException {
-    List<String> lines = new ArrayList<>();
-    for (int n = 1; n <= REQUESTS; n++) {
-      lines.add(
-          "{\"id\": \"r-"
-              + n
-              + "\", \"url\": \""
-              + server.uri("/items/p" + process + "-" + n)
-              + "\"}");
-    }
-    Path file = dir.resolve("in-" + process + ".jsonl");
-    Files.write(file, lines, StandardCharsets.UTF_8);
-    return file;
-  }
-
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void fourProcessesSharingTwoSlotsAllStartEarlyAndFinishTogether() throws Exception {
@@ -70,7 +53,7 @@ class FairSharedBatchProcessesTest {
         List<String> args =
             List.of(
                 "batch",
-                input(server, p).toString(),
+                SharedBatchProcessesTest.input(dir, server, p, REQUESTS).toString(),
                 "--concurrency=2",
                 "--out",
                 dir.resolve("fair-" + p + ".out.jsonl").toString(),
@@ -79,13 +62,7 @@ class FairSharedBatchProcessesTest {
                 "redis://127.0.0.1:6379",
                 "--account",
                 account);
-        processes.add(
-            new ProcessBuilder(
-                    ChildJvm.relent(
-                        List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), args))
-                .redirectOutput(dir.resolve("fair-" + p + ".stdout").toFile())
-                .redirectError(dir.resolve("fair-" + p + ".stderr").toFile())
-                .start());
+        processes.add(SharedBatchProcessesTest.startBatch(dir, "fair-" + p, args));
       }
       for (int p = 1; p <= PROCESSES; p++) {
         Process process = processes.get(p - 1);

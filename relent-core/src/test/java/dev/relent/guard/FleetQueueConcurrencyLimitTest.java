@@ -150,7 +150,7 @@ class FleetQueueConcurrencyLimitTest {
   }
 
   @Test
-  void aFutureCancelledAsItsSlotIsClaimedPassesTheSlotToTheFleet() {
+  void aFutureCompletedElsewhereLeavesTheQueueAndTheNextGetsTheSlot() {
     Inline scheduler = new Inline();
     ConcurrencyLimit a = process(1, scheduler);
     ConcurrencyLimit b = process(1, scheduler);

@@ -36,10 +36,22 @@ import java.util.concurrent.TimeUnit;
  * holds is kept in this object, which is therefore the truth for the process; operations on it are
  * serialised by one lock.
  *
+ * <p>Queue: the state keeps the waiters of every process in one queue ({@link #queuesWaiters()}),
+ * so that a {@link dev.relent.guard.ConcurrencyLimit} on it serves them first come, first served
+ * across the fleet. A waiter's ticket is queued in the same script that would take a slot for it; a
+ * free slot belongs to the oldest tickets, and only a {@link #claim} for one of them takes it; the
+ * script that frees a slot for queued tickets (a release, a dequeue, a lease that ended) publishes
+ * the instance ids of their holders on {@link #channelOf the limit's channel}, to which this
+ * process subscribes at its first ticket, on a connection of its own. Tickets live under the
+ * holder's lease, which is renewed while any is queued; each renewal also writes the tickets this
+ * process still has, so one that a failed call left behind is dropped, and one that Redis lost is
+ * queued again.
+ *
  * <p>Keys: {@code relent:{name}:permits}, a hash of the slots each process holds, {@code
- * relent:{name}:leases}, a sorted set of each holder's lease end, and {@code
- * relent:{name}:members}, the processes seen in the last minute; one hash tag, one cluster slot.
- * They expire two leases after the last operation.
+ * relent:{name}:leases}, a sorted set of each holder's lease end, {@code relent:{name}:queue}, a
+ * sorted set of the waiters' tickets in arrival order, and {@code relent:{name}:members}, the
+ * processes seen in the last minute; one hash tag, one cluster slot. They expire two leases after
+ * the last operation.
  *
  * <p>Failure: if Redis does not answer within the {@linkplain RelentRedis#commandTimeout() command
  * timeout}, or cannot be reached, the state follows the connection's {@link RedisFallback}: by
