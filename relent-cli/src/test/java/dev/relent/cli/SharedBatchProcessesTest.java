@@ -87,8 +87,28 @@ class SharedBatchProcessesTest {
   }
 
   private Path input(MockServer server, int process) throws IOException {
+    return input(dir, server, process, REQUESTS);
+  }
+
+  /**
+   * Starts {@code relent args...} in a small JVM of its own, its output in {@code dir/NAME.stdout}
+   * and {@code dir/NAME.stderr}.
+   */
+  static Process startBatch(Path dir, String name, List<String> args) throws IOException {
+    return new ProcessBuilder(
+            ChildJvm.relent(
+                List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), args))
+        .redirectOutput(dir.resolve(name + ".stdout").toFile())
+        .redirectError(dir.resolve(name + ".stderr").toFile())
+        .start();
+  }
+
+  /**
+   * Writes the input of one process: {@code requests} GETs of {@code /items/pP-N}, ids {@code r-N}.
+   */
+  static Path input(Path dir, MockServer server, int process, int requests) throws IOException {
     List<String> lines = new ArrayList<>();
-    for (int n = 1; n <= REQUESTS; n++) {
+    for (int n = 1; n <= requests; n++) {
       lines.add(
           "{\"id\": \"r-"
               + n
@@ -221,13 +241,7 @@ class SharedBatchProcessesTest {
                 "redis://127.0.0.1:6379",
                 "--account",
                 account);
-        processes.add(
-            new ProcessBuilder(
-                    ChildJvm.relent(
-                        List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), args))
-                .redirectOutput(dir.resolve("killed-" + p + ".stdout").toFile())
-                .redirectError(dir.resolve("killed-" + p + ".stderr").toFile())
-                .start());
+        processes.add(startBatch(dir, "killed-" + p, args));
       }
       Process victim = processes.get(0);
       String holder = victim.pid() + "-";

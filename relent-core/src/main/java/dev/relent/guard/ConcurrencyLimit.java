@@ -27,7 +27,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The count of slots in use lives in a {@link ConcurrencyLimitState}: by default a new in-memory
  * one per limit. With a shared state ({@link Builder#withState}) the limit bounds every process
- * that shares it, while its waiters stay in this process; see there for what that changes.
+ * that shares it; its waiters stay in this process, or, on a state that keeps the queue itself
+ * (Redis's does), queue with every other process's, first come first served; see there for what
+ * that changes.
  */
 public interface ConcurrencyLimit {
 
@@ -155,7 +157,8 @@ public interface ConcurrencyLimit {
   final class Builder {
     private int maxConcurrent;
     private ConcurrencyLimitState state;
-    private long pollNanos = 10_000_000L;
+    // 0: the default for the state (10 ms for a count, 1 s for a state that keeps the queue).
+    private long pollNanos;
 
     Builder() {}
 
@@ -180,19 +183,33 @@ public interface ConcurrencyLimit {
      * each limit built, private to it. Limits built with the same state share one count and must
      * have the same {@code maxConcurrent}.
      *
-     * <p>Waiters stay local. A slot released in this process goes straight to this process's
-     * longest waiter, as with a private state. A slot released by another process is not announced:
-     * this limit notices it when one of its waiters polls the state. Every local call ({@code
-     * tryAcquire}, {@code acquire}, {@code acquireAsync}, a permit's {@code release}) first polls
-     * for the waiters, and a thread blocked in {@link ConcurrencyLimit#acquire(Duration)} also
-     * polls every {@linkplain #withPollInterval poll interval}. An asynchronous waiter has no
-     * thread of its own: while one is queued, the {@linkplain Scheduler#system() system scheduler}
-     * polls every poll interval, and completes the futures it grants on its thread. A poll that
-     * fails (the state cannot be reached) is tried again at the next interval, and the first
-     * failure of a run is logged as a warning through {@link System.Logger}. Waiters are first
-     * come, first served within this process only, and a free slot can sit unused for up to a poll
-     * interval. Each poll, acquire and release is one operation on the state, made while holding
-     * this limit's lock: for a remote state, one round trip at a time per limit.
+     * <p>On a state that keeps the queue of waiters ({@link ConcurrencyLimitState#queuesWaiters()},
+     * such as the Redis one), waiters are first come, first served across every process that shares
+     * it: each waiter queues a ticket there (in the same operation that takes a slot if one is free
+     * and no ticket waits), a slot released anywhere, here too, goes to the oldest ticket of the
+     * whole queue, never to a local waiter ahead of it, and {@link #tryAcquire} takes none while
+     * any ticket waits. The state wakes this limit when a slot may be free for its tickets, and the
+     * limit then claims it on the {@linkplain Scheduler#system() system scheduler}'s thread (which
+     * completes the futures it grants); a thread blocked in {@link
+     * ConcurrencyLimit#acquire(Duration)} and the scheduler, while an asynchronous waiter is
+     * queued, also claim every {@linkplain #withPollInterval poll interval} (default 1 s here), in
+     * case a wake-up was lost. A waiter that gives up or is cancelled takes its ticket out. Each
+     * queue, claim and release is one operation on the state, made while holding this limit's lock.
+     *
+     * <p>On any other state, waiters stay local. A slot released in this process goes straight to
+     * this process's longest waiter, as with a private state. A slot released by another process is
+     * not announced: this limit notices it when one of its waiters polls the state. Every local
+     * call ({@code tryAcquire}, {@code acquire}, {@code acquireAsync}, a permit's {@code release})
+     * first polls for the waiters, and a thread blocked in {@link
+     * ConcurrencyLimit#acquire(Duration)} also polls every {@linkplain #withPollInterval poll
+     * interval}. An asynchronous waiter has no thread of its own: while one is queued, the
+     * {@linkplain Scheduler#system() system scheduler} polls every poll interval, and completes the
+     * futures it grants on its thread. A poll that fails (the state cannot be reached) is tried
+     * again at the next interval, and the first failure of a run is logged as a warning through
+     * {@link System.Logger}. Waiters are first come, first served within this process only, and a
+     * free slot can sit unused for up to a poll interval. Each poll, acquire and release is one
+     * operation on the state, made while holding this limit's lock: for a remote state, one round
+     * trip at a time per limit.
      *
      * @param state where the count lives
      * @return this builder
@@ -206,8 +223,9 @@ public interface ConcurrencyLimit {
     /**
      * Sets how often a waiter (a thread blocked in {@link ConcurrencyLimit#acquire(Duration)}, or
      * the scheduler for asynchronous waiters) asks a state given with {@link #withState} for a slot
-     * freed by another process; default 10 ms. Unused with the default private state, where every
-     * release is local.
+     * freed by another process; default 10 ms, or 1 s on a state that keeps the queue of waiters
+     * and wakes them ({@link ConcurrencyLimitState#queuesWaiters()}), where the poll only makes up
+     * for a lost wake-up. Unused with the default private state, where every release is local.
      *
      * @param interval &gt; 0
      * @return this builder
@@ -231,7 +249,11 @@ public interface ConcurrencyLimit {
       }
       return state == null
           ? new LocalConcurrencyLimit(maxConcurrent, ConcurrencyLimitState.inMemory())
-          : new SharedConcurrencyLimit(maxConcurrent, state, pollNanos, Scheduler.system());
+          : new SharedConcurrencyLimit(
+              maxConcurrent,
+              state,
+              pollNanos != 0 ? pollNanos : state.queuesWaiters() ? 1_000_000_000L : 10_000_000L,
+              Scheduler.system());
     }
   }
 }

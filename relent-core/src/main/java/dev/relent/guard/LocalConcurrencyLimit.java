@@ -20,7 +20,7 @@ final class LocalConcurrencyLimit extends SlotQueue {
 
   /** A blocked thread waits for a local release only, so it never needs to wake up to poll. */
   LocalConcurrencyLimit(int max, ConcurrencyLimitState state) {
-    super(max, state, Long.MAX_VALUE);
+    super(max, state, Long.MAX_VALUE, false);
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.relent.guard;
 import dev.relent.spi.ConcurrencyLimitState;
 import dev.relent.time.Durations;
 import dev.relent.time.Scheduler;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The {@link ConcurrencyLimit} on a state given with {@link ConcurrencyLimit.Builder#withState},
@@ -11,6 +13,11 @@ import dev.relent.time.Scheduler;
  * while an asynchronous waiter is queued, the scheduler polls every poll interval too. {@code held}
  * counts the slots this limit holds, so that a release without an acquire here is refused even
  * while other limits hold slots of the same state.
+ *
+ * <p>On a state that keeps the queue of waiters ({@link ConcurrencyLimitState#queuesWaiters()}),
+ * the waiters queue there (see {@link SlotQueue}), and the state's wake-up ({@link
+ * ConcurrencyLimitState#onRelease}) schedules one claim on the scheduler for them, coalesced; the
+ * poll interval is then only the fallback for a wake-up that was lost.
  */
 final class SharedConcurrencyLimit extends SlotQueue {
   private static final System.Logger LOG = System.getLogger(ConcurrencyLimit.class.getName());
@@ -21,11 +28,44 @@ final class SharedConcurrencyLimit extends SlotQueue {
   // Whether a poll for asynchronous waiters is scheduled or running.
   private boolean polling;
   private boolean pollFailing;
+  // Whether a claim after a wake-up is scheduled and not yet begun.
+  private final AtomicBoolean wakePending = new AtomicBoolean();
 
   SharedConcurrencyLimit(
       int max, ConcurrencyLimitState state, long pollNanos, Scheduler scheduler) {
-    super(max, state, pollNanos);
+    super(max, state, pollNanos, state.queuesWaiters());
     this.scheduler = scheduler;
+    if (fleetQueue) {
+      // Weakly: a state outlives the limits built on it.
+      WeakReference<SharedConcurrencyLimit> self = new WeakReference<>(this);
+      state.onRelease(
+          () -> {
+            SharedConcurrencyLimit limit = self.get();
+            if (limit != null) {
+              limit.wake();
+            }
+          });
+    }
+  }
+
+  /**
+   * A slot may be free for this limit's tickets: claim on the scheduler's thread, not on the
+   * state's (which may be an I/O thread), once however many wake-ups come before it runs.
+   */
+  void wake() {
+    if (nobodyWaits() || !wakePending.compareAndSet(false, true)) {
+      return;
+    }
+    scheduler.schedule(
+        () -> {
+          wakePending.set(false);
+          try {
+            pollForWaiters();
+          } catch (RuntimeException e) {
+            // The state could not be reached: the waiters' own polls try again.
+          }
+        },
+        0);
   }
 
   /**
@@ -80,6 +120,11 @@ final class SharedConcurrencyLimit extends SlotQueue {
   }
 
   @Override
+  void claimedLocked(int slots) {
+    held += slots;
+  }
+
+  @Override
   boolean holdsNone() {
     return held == 0;
   }
@@ -101,7 +146,9 @@ final class SharedConcurrencyLimit extends SlotQueue {
           + max
           + " slots held here, "
           + waiting
-          + " waiting, polled every "
+          + (fleetQueue
+              ? " waiting in the shared queue, woken, polled every "
+              : " waiting, polled every ")
           + Durations.format(pollNanos)
           + ", shared "
           + state

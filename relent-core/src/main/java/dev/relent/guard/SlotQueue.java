@@ -34,6 +34,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * completed, the slot is granted again, so it is never leaked. Cancelling a queued future unlinks
  * it through a {@code whenComplete} callback.
  *
+ * <p>Fleet queue: when the state keeps the queue of waiters itself ({@link
+ * ConcurrencyLimitState#queuesWaiters()}), the local queue mirrors this process's part of it. A
+ * waiter is linked here and queued in the state under the lock, so the local order is the order of
+ * its tickets there; a release gives its slot back to the state, never to a local waiter, and the
+ * state keeps it for the oldest ticket of every process; {@link #pollLocked} then claims slots for
+ * the local tickets, oldest first, and grants the waiters it got them for. A waiter that leaves
+ * (time out, interruption, cancel) takes its ticket out of the state.
+ *
  * <p>Permits: the queue works on slots ({@link #tryAcquireSlot()}, {@link #releaseSlot()}, the
  * executor's allocation-free pair); a {@link SlotPermit} wraps one slot and gives it back on its
  * first release only (a compare-and-set on its own flag). A waiter is its own permit, so a wait
@@ -44,6 +52,10 @@ abstract class SlotQueue implements ConcurrencyLimit {
   final ConcurrencyLimitState state;
   // How long a blocked thread sleeps at most before it polls the state again.
   final long pollNanos;
+
+  /** Whether the state keeps the queue of waiters: see the class comment. */
+  final boolean fleetQueue;
+
   final ReentrantLock lock = new ReentrantLock();
   int waiting;
   // Volatile for the local limit's lock-free read; written only under the lock.
@@ -55,17 +67,32 @@ abstract class SlotQueue implements ConcurrencyLimit {
   // already running on this thread instead of recursing (a chain of waiters could be long).
   private final ThreadLocal<Boolean> completing = new ThreadLocal<>();
 
-  SlotQueue(int max, ConcurrencyLimitState state, long pollNanos) {
+  // The tickets of the first local waiters, for one claim; guarded by the lock.
+  private long[] claimed;
+
+  SlotQueue(int max, ConcurrencyLimitState state, long pollNanos, boolean fleetQueue) {
     this.max = max;
     this.state = state;
     this.pollNanos = pollNanos;
+    this.fleetQueue = fleetQueue;
   }
+
+  /** How many tickets one claim names at most. */
+  private static final int CLAIM_BATCH = 32;
 
   /** Takes a slot from the state for this limit if one is free. Caller holds the lock. */
   abstract boolean takeLocked();
 
   /** Gives a slot this limit holds back to the state. Caller holds the lock. */
   abstract void giveBackLocked();
+
+  /**
+   * Counts {@code slots} more held by this limit, claimed for its tickets from a state that keeps
+   * the queue. Caller holds the lock.
+   */
+  void claimedLocked(int slots) {
+    throw new AssertionError("only a limit on a state that keeps the queue claims slots");
+  }
 
   /** Whether this limit holds no slot, so that a release has no matching acquire. */
   abstract boolean holdsNone();
@@ -99,10 +126,10 @@ abstract class SlotQueue implements ConcurrencyLimit {
   public boolean tryAcquireSlot() {
     lock.lock();
     try {
-      if (head != null) {
+      if (head != null && !fleetQueue) {
         pollLocked();
       }
-      // Never overtake a waiter.
+      // Never overtake a waiter (with a fleet queue, the state refuses while any ticket waits).
       return head == null && takeLocked();
     } finally {
       unlockAndCompleteGranted();
@@ -118,19 +145,28 @@ abstract class SlotQueue implements ConcurrencyLimit {
   SlotPermit acquirePermit(long timeoutNanos) throws InterruptedException {
     lock.lockInterruptibly();
     try {
-      if (head != null) {
+      if (head != null && !fleetQueue) {
         pollLocked();
       }
-      if (head == null && takeLocked()) {
-        return new SlotPermit(this);
-      }
-      if (timeoutNanos <= 0) {
-        return null;
+      if (timeoutNanos <= 0 || !fleetQueue) {
+        if (head == null && takeLocked()) {
+          return new SlotPermit(this);
+        }
+        if (timeoutNanos <= 0) {
+          return null;
+        }
       }
       SyncWaiter waiter = new SyncWaiter(this, lock.newCondition());
       link(waiter);
-      // A slot freed without the lock just before the link is in the state: take it for the queue.
-      pollLocked();
+      if (fleetQueue) {
+        if (enqueueLocked(waiter)) {
+          return waiter; // a slot was free, and no ticket ahead
+        }
+      } else {
+        // A slot freed without the lock just before the link is in the state: take it for the
+        // queue.
+        pollLocked();
+      }
       long remaining = timeoutNanos;
       try {
         while (!waiter.granted) {
@@ -143,7 +179,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
             continue;
           }
           if (remaining <= 0) {
-            unlink(waiter);
+            leaveLocked(waiter);
             return null;
           }
           long slice = Math.min(remaining, pollNanos);
@@ -159,7 +195,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
           // Granted as we were interrupted: an interrupted caller holds nothing, so pass it on.
           grantLocked();
         } else {
-          unlink(waiter);
+          leaveLocked(waiter);
         }
         throw e;
       }
@@ -173,16 +209,26 @@ abstract class SlotQueue implements ConcurrencyLimit {
     AsyncWaiter waiter = null;
     lock.lock();
     try {
-      if (head != null) {
-        pollLocked();
-      }
-      if (head != null || !takeLocked()) {
+      if (fleetQueue) {
         waiter = new AsyncWaiter(this);
         link(waiter);
-        // A slot freed without the lock just before the link is in the state: take it for us.
-        pollLocked();
-        if (waiter.queued) {
+        if (enqueueLocked(waiter)) {
+          waiter = null; // a slot was free, and no ticket ahead
+        } else {
           asyncWaiterQueuedLocked();
+        }
+      } else {
+        if (head != null) {
+          pollLocked();
+        }
+        if (head != null || !takeLocked()) {
+          waiter = new AsyncWaiter(this);
+          link(waiter);
+          // A slot freed without the lock just before the link is in the state: take it for us.
+          pollLocked();
+          if (waiter.queued) {
+            asyncWaiterQueuedLocked();
+          }
         }
       }
     } finally {
@@ -205,7 +251,9 @@ abstract class SlotQueue implements ConcurrencyLimit {
         throw releaseWithoutAcquire();
       }
       grantLocked();
-      pollLocked();
+      if (!fleetQueue) {
+        pollLocked();
+      }
     } finally {
       unlockAndCompleteGranted();
     }
@@ -246,8 +294,49 @@ abstract class SlotQueue implements ConcurrencyLimit {
    * holds the lock.
    */
   private void grantLocked() {
-    if (!handOffLocked()) {
+    if (fleetQueue) {
+      // Never to a local waiter first: the state keeps it for the oldest ticket of the fleet.
       giveBackLocked();
+      pollLocked();
+    } else if (!handOffLocked()) {
+      giveBackLocked();
+    }
+  }
+
+  /**
+   * Queues a linked waiter's ticket in the state, or, if a slot was free for it, unlinks it holding
+   * that slot. Caller holds the lock.
+   *
+   * @return whether the waiter holds a slot already
+   */
+  private boolean enqueueLocked(Waiter waiter) {
+    long ticket;
+    try {
+      ticket = state.enqueue(max);
+    } catch (RuntimeException e) {
+      unlink(waiter);
+      throw e;
+    }
+    if (ticket == 0) {
+      unlink(waiter);
+      claimedLocked(1);
+      return true;
+    }
+    waiter.ticket = ticket;
+    return false;
+  }
+
+  /** Unlinks a waiter that gives up, taking its ticket out of the state. Caller holds the lock. */
+  private void leaveLocked(Waiter waiter) {
+    unlink(waiter);
+    long ticket = waiter.ticket;
+    if (ticket != 0) {
+      waiter.ticket = 0;
+      try {
+        state.dequeue(ticket);
+      } catch (RuntimeException e) {
+        // The state could not be reached: it drops the tickets it no longer hears of itself.
+      }
     }
   }
 
@@ -257,11 +346,46 @@ abstract class SlotQueue implements ConcurrencyLimit {
    * with a waiter being queued. Caller holds the lock.
    */
   private void pollLocked() {
+    if (fleetQueue) {
+      claimLocked();
+      return;
+    }
     while (head != null && takeLocked()) {
       if (!handOffLocked()) {
         // Only cancelled waiters were left.
         giveBackLocked();
         break;
+      }
+    }
+  }
+
+  /**
+   * Claims slots from the state for the local waiters' tickets, oldest first, and grants each
+   * waiter it got one for; a cancelled future's slot goes back to the state. Caller holds the lock.
+   */
+  private void claimLocked() {
+    while (head != null) {
+      if (claimed == null) {
+        claimed = new long[CLAIM_BATCH];
+      }
+      int n = 0;
+      for (Waiter w = head; w != null && n < CLAIM_BATCH; w = w.next) {
+        claimed[n++] = w.ticket;
+      }
+      int granted = state.claim(claimed, n, max);
+      if (granted < 0 || granted > n) {
+        throw new IllegalStateException(
+            state + " granted " + granted + " of " + n + " tickets claimed");
+      }
+      claimedLocked(granted);
+      for (int i = 0; i < granted; i++) {
+        head.ticket = 0; // granted: no longer in the state's queue
+        if (!handOffLocked()) {
+          giveBackLocked(); // cancelled meanwhile, whose callback will find it unlinked
+        }
+      }
+      if (granted < n || n < CLAIM_BATCH) {
+        return;
       }
     }
   }
@@ -283,6 +407,10 @@ abstract class SlotQueue implements ConcurrencyLimit {
       }
       AsyncWaiter async = (AsyncWaiter) waiter;
       if (async.future.isDone()) {
+        if (fleetQueue) {
+          // Its slot was claimed for its ticket, not for the next waiter's.
+          return false;
+        }
         continue; // cancelled; its callback will find it already unlinked
       }
       if (grantedTail == null) {
@@ -351,7 +479,7 @@ abstract class SlotQueue implements ConcurrencyLimit {
     lock.lock();
     try {
       if (waiter.queued) {
-        unlink(waiter);
+        leaveLocked(waiter);
       }
     } finally {
       lock.unlock();
@@ -422,6 +550,9 @@ abstract class SlotQueue implements ConcurrencyLimit {
     Waiter prev;
     Waiter next;
     boolean queued;
+
+    /** Its ticket in a state that keeps the queue, while queued there; 0 otherwise. */
+    long ticket;
 
     Waiter(SlotQueue limit) {
       super(limit);

@@ -20,14 +20,19 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -69,6 +74,12 @@ public final class RelentRedis implements AutoCloseable {
   private final Object renewalLock = new Object();
   private ScheduledExecutorService renewals;
   private boolean closed;
+
+  /** The connection that receives wake-ups, opened by the first subscription; under renewalLock. */
+  private StatefulRedisPubSubConnection<byte[], byte[]> pubSub;
+
+  /** What each subscribed channel's messages go to. */
+  private final Map<String, Consumer<byte[]>> subscribers = new ConcurrentHashMap<>();
 
   private RelentRedis(
       List<RedisURI> redisUris,
@@ -326,6 +337,9 @@ public final class RelentRedis implements AutoCloseable {
       if (renewals != null) {
         renewals.shutdownNow();
       }
+      if (pubSub != null) {
+        pubSub.close();
+      }
     }
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -402,6 +416,49 @@ public final class RelentRedis implements AutoCloseable {
         renewals = executor;
       }
       return renewals;
+    }
+  }
+
+  /**
+   * Subscribes {@code onMessage} to a channel, on a second connection opened for the subscriptions
+   * (Lettuce subscribes again after it reconnects). Messages come on the client's I/O thread:
+   * {@code onMessage} must only hand them on.
+   *
+   * @return whether the subscription is in place; false if Redis could not be reached or this
+   *     instance is closed (the caller tries again later)
+   */
+  boolean subscribe(String channel, Consumer<byte[]> onMessage) {
+    synchronized (renewalLock) {
+      if (closed) {
+        return false;
+      }
+      try {
+        if (pubSub == null) {
+          StatefulRedisPubSubConnection<byte[], byte[]> c =
+              client instanceof RedisClusterClient cluster
+                  ? cluster.connectPubSub(ByteArrayCodec.INSTANCE)
+                  : ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE);
+          c.setTimeout(commandTimeout);
+          c.addListener(
+              new RedisPubSubAdapter<>() {
+                @Override
+                public void message(byte[] from, byte[] message) {
+                  Consumer<byte[]> to =
+                      subscribers.get(new String(from, java.nio.charset.StandardCharsets.UTF_8));
+                  if (to != null) {
+                    to.accept(message);
+                  }
+                }
+              });
+          pubSub = c;
+        }
+        subscribers.put(channel, onMessage);
+        pubSub.sync().subscribe(Script.bytes(channel));
+        return true;
+      } catch (RedisException e) {
+        subscribers.remove(channel);
+        return false;
+      }
     }
   }
 
