@@ -20,14 +20,16 @@ import java.util.Optional;
  *   <li>{@link OtherCaller}: another caller on the account, left a headroom while it is seen;
  *   <li>{@link RateController}: CUBIC, AIMD or {@link LimitBracket}, fed by throttles ({@link
  *       #onThrottled}) and answers ({@link #onAccepted});
- *   <li>{@link Schedule}: the bounds, the published intervals and the re-spacing of booked starts.
+ *   <li>{@link Schedule}: the bounds, the published intervals and the re-spacing of booked starts;
+ *   <li>{@link FleetBracket}: with BRACKET on a shared state, the fleet's one controller, kept in
+ *       the state, which every process's answers update.
  * </ul>
  *
  * <p>Thread-safe: the parts are not, and change only under this object's spin lock, held for a few
  * arithmetic operations; {@link #tryAcquire} reads the interval from volatile fields before the
- * state's own atomic reservation. Nothing is allocated after construction. The same controller
- * learns whether the {@link PacerState} is shared or local, and what it learns is this process's
- * own: a shared state shares the schedule, not what was learned.
+ * state's own atomic reservation. Nothing is allocated after construction, but for the fleet's
+ * controller's round trips. CUBIC and AIMD learn this process's own rate on a shared state too;
+ * BRACKET on a state that keeps a controller ({@link PacerState#updateControl}) learns the fleet's.
  */
 final class AdaptivePacer extends SpinLocked implements Pacer {
   static final long SECOND = 1_000_000_000L;
@@ -45,6 +47,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private final QuotaReading reading;
   private final OtherCaller other;
   private final RateController controller;
+  private final FleetBracket fleet;
+
+  /** The fleet's interval this pacer last shared with every reservation on the state. */
+  private volatile long fleetShared;
 
   AdaptivePacer(
       Pacer.Congestion congestion,
@@ -61,6 +67,10 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     this.reading = new QuotaReading(starts, schedule, congestion == Pacer.Congestion.BRACKET);
     this.other = new OtherCaller(starts, reading, schedule);
     this.controller = new RateController(congestion, ceilingNanos, slowestNanos, starts, schedule);
+    this.fleet =
+        congestion == Pacer.Congestion.BRACKET && state.isShared()
+            ? new FleetBracket(ceilingNanos, slowestNanos, state)
+            : null;
   }
 
   // ---------------------------------------------------------------- decisions
@@ -150,9 +160,13 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public void onAccepted(long sentAtNanos) {
+    // The fleet's controller is a round trip away: updated before the lock is taken.
+    long fleetInterval = fleet == null ? -1 : fleet.onAccepted(sentAtNanos);
     lock();
     try {
-      if (controller.onAccepted(sentAtNanos)) {
+      if (fleetInterval >= 0
+          ? controller.onFleetAnswer(fleetInterval, NEVER, false)
+          : controller.onAccepted(sentAtNanos)) {
         long learned = schedule.learnedNanos();
         schedule.respaceTo(
             reading.inForceAt(sentAtNanos) ? Math.max(learned, reading.floorNanos()) : learned);
@@ -160,6 +174,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     } finally {
       unlock();
     }
+    shareFleetInterval(fleetInterval);
   }
 
   @Override
@@ -169,11 +184,52 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       if (other.excuses(sentAtNanos, nowNanos)) {
         return; // the headroom left to the other caller answers it
       }
-      if (controller.onThrottled(sentAtNanos, nowNanos)) {
+      if (fleet == null && controller.onThrottled(sentAtNanos, nowNanos)) {
         schedule.shareAndRespace();
       }
     } finally {
       unlock();
+    }
+    if (fleet != null) {
+      onFleetThrottled(sentAtNanos, nowNanos);
+    }
+  }
+
+  /**
+   * A throttle that the fleet's controller learns from (this process's own, if the state could not
+   * be updated). A slow-down is shared and re-spaces at once; any other change of the fleet's
+   * interval is shared too ({@link #shareFleetInterval}).
+   */
+  private void onFleetThrottled(long sentAtNanos, long nowNanos) {
+    long fleetInterval = fleet.onThrottled(sentAtNanos, nowNanos);
+    boolean slowed;
+    lock();
+    try {
+      slowed =
+          fleetInterval >= 0
+              ? controller.onFleetAnswer(fleetInterval, nowNanos, fleet.slowed())
+              : controller.onThrottled(sentAtNanos, nowNanos);
+      if (slowed) {
+        schedule.shareAndRespace();
+        fleetShared = schedule.learnedNanos();
+      }
+    } finally {
+      unlock();
+    }
+    if (!slowed) {
+      shareFleetInterval(fleetInterval);
+    }
+  }
+
+  /**
+   * Every reservation on the shared state uses the fleet's interval as soon as it changes, not only
+   * once each process has heard an answer of its own. Outside the lock: a round trip.
+   */
+  private void shareFleetInterval(long fleetInterval) {
+    long learned = schedule.learnedNanos();
+    if (fleetInterval > 0 && learned != fleetShared) {
+      fleetShared = learned;
+      schedule.share(learned);
     }
   }
 

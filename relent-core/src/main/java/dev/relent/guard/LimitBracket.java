@@ -117,6 +117,70 @@ final class LimitBracket {
   private int acceptedNext;
   private int acceptedSize;
 
+  /** The length of {@link #snapshot()}: the scalar fields, then the ring of accepted starts. */
+  static final int SNAPSHOT_LENGTH = 16 + ACCEPTED;
+
+  /**
+   * Writes everything this controller knows into numbers, so that many processes can keep one
+   * controller in a shared store: {@link #restore} of them on any instance with the same bounds
+   * continues exactly where this one is. Times in it are on the clock its callers passed.
+   */
+  long[] snapshot() {
+    long[] s = new long[SNAPSHOT_LENGTH];
+    s[0] = interval;
+    s[1] = held;
+    s[2] = refused;
+    s[3] = changedAt;
+    s[4] = streak;
+    s[5] = misses;
+    s[6] = probing ? 1 : 0;
+    s[7] = firstAccepted;
+    s[8] = runAccepts;
+    s[9] = runStart;
+    s[10] = refusedSince;
+    s[11] = windowRun;
+    s[12] = windowRunStart;
+    s[13] = acceptedNext;
+    s[14] = acceptedSize;
+    s[15] = SNAPSHOT_LENGTH;
+    System.arraycopy(accepted, 0, s, 16, ACCEPTED);
+    return s;
+  }
+
+  /**
+   * Continues from a {@link #snapshot()}, or from nothing learned if {@code s} is null or not one
+   * (a store's value of another version): then the controller starts afresh, which is safe.
+   */
+  void restore(long[] s) {
+    if (s == null
+        || s.length != SNAPSHOT_LENGTH
+        || s[15] != SNAPSHOT_LENGTH
+        || s[13] < 0
+        || s[13] >= ACCEPTED
+        || s[14] < 0
+        || s[14] > ACCEPTED) {
+      s = FRESH;
+    }
+    interval = Math.max(0, s[0]) == 0 ? NONE : Math.max(fastest, Math.min(slowest, s[0]));
+    held = Math.max(0, s[1]);
+    refused = Math.max(0, s[2]);
+    changedAt = s[3];
+    streak = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[4]));
+    misses = (int) Math.max(0, Math.min(MAX_PATIENCE_DOUBLINGS, s[5]));
+    probing = s[6] == 1;
+    firstAccepted = s[7];
+    runAccepts = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[8]));
+    runStart = s[9];
+    refusedSince = s[10];
+    windowRun = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[11]));
+    windowRunStart = s[12];
+    acceptedNext = (int) s[13];
+    acceptedSize = (int) s[14];
+    System.arraycopy(s, 16, accepted, 0, ACCEPTED);
+  }
+
+  private static final long[] FRESH = new LimitBracket(1, 1).snapshot();
+
   /** The interval to pace at, or 0 while the controller does not pace. */
   long interval() {
     return interval;

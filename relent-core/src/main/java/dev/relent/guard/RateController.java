@@ -120,6 +120,27 @@ final class RateController {
   }
 
   /**
+   * BRACKET on a shared state: the fleet's controller answered ({@link FleetBracket}) with its
+   * interval (0 while it does not pace), after an accept or, if {@code throttledAt} is not {@link
+   * StartHistory#NEVER}, a throttle answered then, that {@code slowed} the pace or not. Returns as
+   * {@link #onAccepted} or {@link #onThrottled} do.
+   */
+  boolean onFleetAnswer(long interval, long throttledAt, boolean slowed) {
+    if (throttledAt == NEVER && interval <= 0) {
+      return false;
+    }
+    pacing = true;
+    schedule.learn(interval);
+    if (throttledAt == NEVER) {
+      return true;
+    }
+    if (slowed) {
+      lastDecrease = throttledAt;
+    }
+    return slowed;
+  }
+
+  /**
    * The start sent at {@code sentAtNanos} was refused, answered at {@code nowNanos}. Returns
    * whether the interval grew, so that the starts booked at the old one are booked again.
    */

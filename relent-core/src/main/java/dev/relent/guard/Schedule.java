@@ -76,18 +76,25 @@ final class Schedule {
   void shareAndRespace() {
     long newest = starts.newest();
     long learned = learnedNanos;
-    // A state shared with other processes slows them too, for as long as this pacer would take to
-    // win the rate back (AIMD: about 16 answers at the new interval), and at least a second.
-    state.shareInterval(
-        learned,
-        Math.max(
-            AdaptivePacer.SECOND,
-            learned > Long.MAX_VALUE / SHARED_HOLD ? Long.MAX_VALUE : learned * SHARED_HOLD));
+    share(learned);
     if (newest != StartHistory.NEVER) {
       // The schedule spaced the next start from the newest at the old interval: the new one
       // counts from there too.
       state.pauseUntil(Nanos.saturatedAdd(newest, learned));
     }
+  }
+
+  /**
+   * Every reservation on a shared state uses at least {@code interval}: for as long as the pacer
+   * would take to win the rate back (AIMD: about {@value #SHARED_HOLD} answers at it), and at least
+   * a second. A state of one process ignores it.
+   */
+  void share(long interval) {
+    state.shareInterval(
+        interval,
+        Math.max(
+            AdaptivePacer.SECOND,
+            interval > Long.MAX_VALUE / SHARED_HOLD ? Long.MAX_VALUE : interval * SHARED_HOLD));
   }
 
   /**

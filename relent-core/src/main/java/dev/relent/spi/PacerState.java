@@ -121,6 +121,40 @@ public interface PacerState {
   }
 
   /**
+   * Atomically updates the rate controller's state that every pacer on this state shares, so that a
+   * fleet learns one rate from all of its answers instead of each process from its own: reads the
+   * state, passes it to {@code update} with the offset to add to this caller's ticker readings to
+   * get the shared clock's, and writes what {@code update} returns, unless another process wrote in
+   * between; then it reads again and calls {@code update} again, a few times at most. The
+   * controller's times are kept on the shared clock.
+   *
+   * <p>The default returns null at once without calling {@code update}: a state of one process has
+   * nothing to share, and its pacer keeps its controller in memory. A shared state that cannot
+   * reach its store, or loses the race too often, returns null as well, so the caller goes on with
+   * what it knows.
+   *
+   * @param update computes the new state from the current one (null if there is none yet, or it
+   *     expired); may be called more than once, and must not block
+   * @return the state written, or null if nothing was (see above)
+   */
+  default long[] updateControl(ControlUpdate update) {
+    return null;
+  }
+
+  /** One step of a shared rate controller: see {@link #updateControl}. */
+  @FunctionalInterface
+  interface ControlUpdate {
+    /**
+     * Computes the controller's next state.
+     *
+     * @param current the shared state, null if there is none yet
+     * @param offsetNanos what to add to the caller's ticker readings to get the shared clock's
+     * @return the state to write, never null
+     */
+    long[] apply(long[] current, long offsetNanos);
+  }
+
+  /**
    * Returns a new in-memory state: a tiny spin lock around four longs, no allocation per call.
    *
    * @return a new, empty state

@@ -3,6 +3,7 @@ package dev.relent.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -357,5 +358,46 @@ class LimitBracketTest {
     long first = pacer.tryAcquire(2 * MS, NO_LIMIT);
     long second = pacer.tryAcquire(2 * MS, NO_LIMIT);
     assertThat(second - first).isGreaterThan(50 * MS);
+  }
+
+  @Test
+  void aControllerRestoredFromASnapshotGoesOnExactlyAsTheOriginal() {
+    // Seeded random answers of a 100 ms limiter to starts at a varying pace: after every answer a
+    // fresh controller restored from the original's snapshot answers the next one as it does.
+    Random random = new Random(23);
+    LimitBracket original = new LimitBracket(MS, 10 * S);
+    long t = S;
+    long lastAccepted = Long.MIN_VALUE / 2;
+    for (int i = 0; i < 2_000; i++) {
+      LimitBracket copy = new LimitBracket(MS, 10 * S);
+      copy.restore(original.snapshot());
+      long pace = original.interval() > 0 ? original.interval() : 20 * MS;
+      t += Math.max(1, (long) (pace * (0.5 + random.nextDouble())));
+      if (t - lastAccepted >= 100 * MS) {
+        lastAccepted = t;
+        original.onAccepted(t);
+        copy.onAccepted(t);
+      } else {
+        assertThat(copy.onThrottled(t, t + MS)).isEqualTo(original.onThrottled(t, t + MS));
+      }
+      assertThat(copy.snapshot()).containsExactly(original.snapshot());
+    }
+    assertThat(original.refusedBound()).isBetween(50 * MS, 100 * MS);
+  }
+
+  @Test
+  void aSnapshotThatIsNoneOrNotOneRestoresAControllerThatLearnedNothing() {
+    LimitBracket learned = new LimitBracket(MS, 10 * S);
+    learned.onAccepted(0);
+    learned.onThrottled(10 * MS, 11 * MS);
+    assertThat(learned.interval()).isPositive();
+    long[] fresh = new LimitBracket(MS, 10 * S).snapshot();
+    for (long[] notOne : new long[][] {null, {1, 2, 3}, new long[LimitBracket.SNAPSHOT_LENGTH]}) {
+      LimitBracket b = new LimitBracket(MS, 10 * S);
+      b.restore(learned.snapshot());
+      b.restore(notOne);
+      assertThat(b.snapshot()).containsExactly(fresh);
+      assertThat(b.interval()).isZero();
+    }
   }
 }

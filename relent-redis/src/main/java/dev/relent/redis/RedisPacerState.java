@@ -37,9 +37,10 @@ import java.util.Objects;
  *
  * <p>Keys: {@code relent:{name}:pacer}, a hash, and {@code relent:{name}:members}, the processes
  * seen reserving in the last minute (a sorted set by their last millisecond, gone two minutes after
- * the last reservation); the hash tag puts both on one Redis Cluster slot. The hash expires three
- * times the longest of the interval, the queue ahead ({@code tat - now}) and the pause left, plus
- * one second, after the last change, so an idle pacer leaves nothing behind. Times in it are
+ * the last reservation), and {@code relent:{name}:control}, the fleet's rate controller ({@link
+ * #updateControl}); the hash tag puts them on one Redis Cluster slot. The hash expires three times
+ * the longest of the interval, the queue ahead ({@code tat - now}) and the pause left, plus one
+ * second, after the last change, so an idle pacer leaves nothing behind. Times in it are
  * nanoseconds since a base second kept beside them and moved forward once a day, so that Lua's
  * doubles hold them exactly.
  *
@@ -195,10 +196,45 @@ public final class RedisPacerState implements PacerState {
           return redis.error_reply('unknown pacer operation ' .. tostring(op))
           """);
 
+  private static final byte[] GET = bytes("get");
+  private static final byte[] SET = bytes("set");
+
+  /** How often {@link #updateControl} reads again after another process wrote first. */
+  static final int CONTROL_ATTEMPTS = 8;
+
+  /** How long a fleet's learned controller outlives its last change: ten minutes. */
+  static final long CONTROL_TTL_MILLIS = 600_000;
+
+  /** The longest controller state kept, in numbers: a longer one is another program's value. */
+  static final int CONTROL_MAX_NUMBERS = 1024;
+
+  static final Script CONTROL =
+      Script.of(
+          "pacer-control",
+          """
+          -- Relent pacer's shared rate controller: a versioned list of numbers (PacerState).
+          -- KEYS[1] the hash; ARGV[1] 'get', or 'set' with the version read, the state, the TTL (ms).
+          local key = KEYS[1]
+          local op = ARGV[1]
+          if op == 'get' then
+            local t = redis.call('TIME')
+            local f = redis.call('HMGET', key, 'version', 'state')
+            return {tonumber(t[1]), tonumber(t[2]), tonumber(f[1]) or 0, f[2] or ''}
+          elseif op == 'set' then
+            local version = tonumber(redis.call('HGET', key, 'version')) or 0
+            if version ~= tonumber(ARGV[2]) then return {0, version} end
+            redis.call('HSET', key, 'version', version + 1, 'state', ARGV[3])
+            redis.call('PEXPIRE', key, ARGV[4])
+            return {1, version + 1}
+          end
+          return redis.error_reply('unknown pacer control operation ' .. tostring(op))
+          """);
+
   private final RelentRedis redis;
   private final String name;
   private final String keyText;
   private final byte[][] keys;
+  private final byte[][] controlKeys;
   private final byte[] instance;
   private final Ticker ticker;
   private final RecentStarts recent = new RecentStarts(RECENT);
@@ -231,6 +267,7 @@ public final class RedisPacerState implements PacerState {
     this.name = name;
     this.keyText = keyOf(name);
     this.keys = new byte[][] {bytes(keyText), bytes(guardKey(name, "members"))};
+    this.controlKeys = new byte[][] {bytes(guardKey(name, "control"))};
     this.instance = bytes(redis.instanceId());
     this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
   }
@@ -423,6 +460,82 @@ public final class RedisPacerState implements PacerState {
     redis.guarded(
         () -> redis.runOn(SCRIPT, keyText, keys, LEARN, number(intervalNanos), number(holdNanos)),
         () -> null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Kept in {@code relent:{name}:control}, a hash of a version and the numbers, which expires
+   * ten minutes after the last change: a fleet that runs again within them starts from what it
+   * learned. A read and a conditional write, two round trips; the shared clock is Redis's ({@code
+   * TIME}, in nanoseconds since the epoch), its offset measured on the read as {@link
+   * #pausedUntil()} measures it. A value that is not a list of numbers (another program's) counts
+   * as none, and is overwritten. In the fallback it returns null.
+   *
+   * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
+   */
+  @Override
+  public long[] updateControl(ControlUpdate update) {
+    Objects.requireNonNull(update, "update cannot be null");
+    return redis.guarded(() -> updateControlOnRedis(update), () -> null);
+  }
+
+  private long[] updateControlOnRedis(ControlUpdate update) {
+    String where = guardKey(name, "control");
+    for (int attempt = 0; attempt < CONTROL_ATTEMPTS; attempt++) {
+      long before = ticker.read();
+      List<Object> read = redis.runOn(CONTROL, where, controlKeys, GET);
+      long after = ticker.read();
+      long redisNanos = (Long) read.get(0) * 1_000_000_000L + (Long) read.get(1) * 1_000L;
+      long offset = redisNanos - (before + (after - before) / 2);
+      long version = (Long) read.get(2);
+      long[] next = update.apply(decode((byte[]) read.get(3)), offset);
+      List<Object> written =
+          redis.runOn(
+              CONTROL,
+              where,
+              controlKeys,
+              SET,
+              number(version),
+              encode(next),
+              number(CONTROL_TTL_MILLIS));
+      if ((Long) written.get(0) == 1) {
+        return next;
+      }
+    }
+    return null;
+  }
+
+  /** The numbers as decimal text, comma-separated. */
+  static byte[] encode(long[] numbers) {
+    StringBuilder text = new StringBuilder(numbers.length * 12);
+    for (int i = 0; i < numbers.length; i++) {
+      if (i > 0) {
+        text.append(',');
+      }
+      text.append(numbers[i]);
+    }
+    return bytes(text.toString());
+  }
+
+  /** The numbers of {@link #encode}, or null for an empty value or one that is not such a list. */
+  static long[] decode(byte[] value) {
+    if (value == null || value.length == 0) {
+      return null;
+    }
+    String[] parts = new String(value, StandardCharsets.US_ASCII).split(",", -1);
+    if (parts.length > CONTROL_MAX_NUMBERS) {
+      return null;
+    }
+    long[] numbers = new long[parts.length];
+    try {
+      for (int i = 0; i < parts.length; i++) {
+        numbers[i] = Long.parseLong(parts[i]);
+      }
+    } catch (NumberFormatException notOurs) {
+      return null;
+    }
+    return numbers;
   }
 
   /**

@@ -43,6 +43,7 @@ class RedisPacerStateTest {
   @AfterEach
   void deleteTheKey() {
     redis.commands().del(LocalRedis.bytes(RedisPacerState.keyOf(name)));
+    redis.commands().del(LocalRedis.bytes(RedisPacerState.guardKey(name, "control")));
     redis.close();
   }
 
@@ -318,5 +319,88 @@ class RedisPacerStateTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("must be > 0");
     }
+  }
+
+  @Test
+  void processesUpdateOneControllerStateInTurnAndNoUpdateIsLost() throws Exception {
+    // Eight threads on two connections each add one to the shared count 50 times: every update
+    // reads what the others wrote, so the count ends at 400 (a lost update would leave less).
+    try (RelentRedis other = LocalRedis.connect()) {
+      RedisPacerState[] states = {redis.pacerState(name, TICKER), other.pacerState(name, TICKER)};
+      int threads = 8;
+      int each = 50;
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      CyclicBarrier together = new CyclicBarrier(threads);
+      List<Future<Integer>> lost = new ArrayList<>();
+      try {
+        for (int i = 0; i < threads; i++) {
+          RedisPacerState state = states[i % 2];
+          lost.add(
+              pool.submit(
+                  () -> {
+                    together.await();
+                    int gaveUp = 0;
+                    for (int k = 0; k < each; k++) {
+                      while (state.updateControl(
+                              (current, offset) ->
+                                  new long[] {current == null ? 1 : current[0] + 1})
+                          == null) {
+                        gaveUp++; // lost the race eight times in a row: try again
+                      }
+                    }
+                    return gaveUp;
+                  }));
+        }
+        for (Future<Integer> f : lost) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      long[] last = states[0].updateControl((current, offset) -> current);
+      assertThat(last).containsExactly(threads * each);
+    }
+  }
+
+  @Test
+  void theControllersClockIsRedisesAndTheOffsetMapsTheCallersTickerOntoIt() {
+    RedisPacerState state = redis.pacerState(name, TICKER);
+    long[] seen = new long[2];
+    long before = LocalRedis.redisTimeNanos(redis);
+    state.updateControl(
+        (current, offset) -> {
+          seen[0] = TICKER.read() + offset;
+          return new long[] {7, -3, Long.MIN_VALUE, Long.MAX_VALUE};
+        });
+    long after = LocalRedis.redisTimeNanos(redis);
+    assertThat(seen[0]).isBetween(before - MS, after + MS);
+    state.updateControl(
+        (current, offset) -> {
+          assertThat(current).containsExactly(7, -3, Long.MIN_VALUE, Long.MAX_VALUE);
+          return current;
+        });
+    byte[] key = LocalRedis.bytes(RedisPacerState.guardKey(name, "control"));
+    assertThat(redis.commands().pttl(key)).isBetween(1L, RedisPacerState.CONTROL_TTL_MILLIS);
+  }
+
+  @Test
+  void aValueThatIsNotAListOfNumbersCountsAsNoneAndIsOverwritten() {
+    byte[] key = LocalRedis.bytes(RedisPacerState.guardKey(name, "control"));
+    redis.commands().hset(key, LocalRedis.bytes("state"), LocalRedis.bytes("12,not a number,3"));
+    RedisPacerState state = redis.pacerState(name, TICKER);
+    List<long[]> given = new ArrayList<>();
+    long[] written =
+        state.updateControl(
+            (current, offset) -> {
+              given.add(current);
+              return new long[] {1, 2};
+            });
+    assertThat(given).containsExactly((long[]) null);
+    assertThat(written).containsExactly(1, 2);
+    assertThat(RedisPacerState.decode(RedisPacerState.encode(new long[] {-1, 0, 42})))
+        .containsExactly(-1, 0, 42);
+    assertThat(RedisPacerState.decode(new byte[0])).isNull();
+    assertThat(RedisPacerState.decode(LocalRedis.bytes("1,,2"))).isNull();
+    assertThat(RedisPacerState.decode(LocalRedis.bytes("1,".repeat(2000) + "1"))).isNull();
   }
 }
