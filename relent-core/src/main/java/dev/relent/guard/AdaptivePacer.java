@@ -49,9 +49,6 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   private final RateController controller;
   private final FleetBracket fleet;
 
-  /** The fleet's interval this pacer last shared with every reservation on the state. */
-  private volatile long fleetShared;
-
   AdaptivePacer(
       Pacer.Congestion congestion,
       long ceilingNanos,
@@ -69,7 +66,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     this.controller = new RateController(congestion, ceilingNanos, slowestNanos, starts, schedule);
     this.fleet =
         congestion == Pacer.Congestion.BRACKET && state.isShared()
-            ? new FleetBracket(ceilingNanos, slowestNanos, state)
+            ? new FleetBracket(ceilingNanos, slowestNanos, state, schedule)
             : null;
   }
 
@@ -174,7 +171,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     } finally {
       unlock();
     }
-    shareFleetInterval(fleetInterval);
+    if (fleet != null) {
+      fleet.share(fleetInterval);
+    }
   }
 
   @Override
@@ -184,53 +183,28 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       if (other.excuses(sentAtNanos, nowNanos)) {
         return; // the headroom left to the other caller answers it
       }
-      if (fleet == null && controller.onThrottled(sentAtNanos, nowNanos)) {
-        schedule.shareAndRespace();
+      if (fleet == null) {
+        if (controller.onThrottled(sentAtNanos, nowNanos)) {
+          schedule.shareAndRespace();
+        }
+        return;
       }
     } finally {
       unlock();
     }
-    if (fleet != null) {
-      onFleetThrottled(sentAtNanos, nowNanos);
-    }
-  }
-
-  /**
-   * A throttle that the fleet's controller learns from (this process's own, if the state could not
-   * be updated). A slow-down is shared and re-spaces at once; any other change of the fleet's
-   * interval is shared too ({@link #shareFleetInterval}).
-   */
-  private void onFleetThrottled(long sentAtNanos, long nowNanos) {
+    // The fleet's controller (this process's own if the state could not be updated).
     long fleetInterval = fleet.onThrottled(sentAtNanos, nowNanos);
-    boolean slowed;
     lock();
     try {
-      slowed =
-          fleetInterval >= 0
-              ? controller.onFleetAnswer(fleetInterval, nowNanos, fleet.slowed())
-              : controller.onThrottled(sentAtNanos, nowNanos);
-      if (slowed) {
+      if (fleetInterval >= 0
+          ? controller.onFleetAnswer(fleetInterval, nowNanos, fleet.slowed())
+          : controller.onThrottled(sentAtNanos, nowNanos)) {
         schedule.shareAndRespace();
-        fleetShared = schedule.learnedNanos();
       }
     } finally {
       unlock();
     }
-    if (!slowed) {
-      shareFleetInterval(fleetInterval);
-    }
-  }
-
-  /**
-   * Every reservation on the shared state uses the fleet's interval as soon as it changes, not only
-   * once each process has heard an answer of its own. Outside the lock: a round trip.
-   */
-  private void shareFleetInterval(long fleetInterval) {
-    long learned = schedule.learnedNanos();
-    if (fleetInterval > 0 && learned != fleetShared) {
-      fleetShared = learned;
-      schedule.share(learned);
-    }
+    fleet.share(fleetInterval);
   }
 
   /** The interval in force at {@code now}: the controller's, under the quota's and the headroom. */

@@ -15,12 +15,36 @@ import dev.relent.spi.PacerState;
 final class FleetBracket {
   private final LimitBracket bracket;
   private final PacerState state;
+  private final Schedule schedule;
   private long interval;
   private boolean slowed;
 
-  FleetBracket(long fastest, long slowest, PacerState state) {
+  /** The pacer's interval last shared with every reservation on the state. */
+  private volatile long shared;
+
+  FleetBracket(long fastest, long slowest, PacerState state, Schedule schedule) {
     this.bracket = new LimitBracket(fastest, slowest);
     this.state = state;
+    this.schedule = schedule;
+  }
+
+  /**
+   * After an update that gave {@code fleetInterval}: every reservation on the shared state uses the
+   * pacer's interval as soon as it changes, not only once each process has heard an answer of its
+   * own ({@link Schedule#share}). A round trip: call it outside the pacer's lock.
+   */
+  void share(long fleetInterval) {
+    long learned = schedule.learnedNanos();
+    boolean slowDown;
+    synchronized (this) {
+      slowDown = slowed; // the pacer's re-spacing shared it already
+    }
+    if (fleetInterval > 0 && learned != shared) {
+      shared = learned;
+      if (!slowDown) {
+        schedule.share(learned);
+      }
+    }
   }
 
   /**
@@ -34,6 +58,7 @@ final class FleetBracket {
         state.updateControl(
             (current, offset) -> {
               bracket.restore(current);
+              slowed = false;
               bracket.onAccepted(sentAt + offset);
               return bracket.snapshot();
             });
