@@ -324,8 +324,9 @@ run_single() {
   record "$name" "$run" "$SECONDS_TAKEN" "$min" "$ok" "$no" "$total" "$STATUS"
 }
 
-# One run of a fleet case: 4 processes x 50 GETs, each its own path prefix /pK/ and ids, one
-# account in Redis, started at once; timed from the first launch to the last exit.
+# One run of a fleet case: 4 processes x 50 GETs of one endpoint, /r/{id} (process K's ids are
+# K1 to K50, so the limiter's log tells them apart by /r/K), one account in Redis, started at once;
+# timed from the first launch to the last exit.
 run_fleet() {
   local name=$1 run=$2 dir=$3 port account k pids=() codes=() start end status=0 ok no total before
   local flags=(--concurrency 2 --shared "redis://127.0.0.1:$REDIS_PORT")
@@ -335,7 +336,7 @@ run_fleet() {
   flags+=(--account "$account")
   [ "$name" = fleet-nginx-known ] && flags+=(--rate 570/min)
   for k in 1 2 3 4; do
-    requests "$dir/in-p$k.jsonl" 50 "$port" "p$k/" "p$k-r-"
+    requests "$dir/in-p$k.jsonl" 50 "$port" "r/$k" "p$k-r-"
   done
   sleep 1
   # The four go to PIDS too, so that an interrupted run stops them; they leave it once waited for.
@@ -363,7 +364,7 @@ run_fleet() {
   record "$name" "$run" "$(elapsed "$start" "$end")" "$(minimum 200 bucket 10 0)" "$ok" "$no" \
     "$total" "$status"
   for k in 1 2 3 4; do
-    awk -v p="/p$k/" -v s="$start" -v c="$name" -v r="$run" -v k="$k" -v e="${codes[$((k - 1))]}" \
+    awk -v p="/r/$k" -v s="$start" -v c="$name" -v r="$run" -v k="$k" -v e="${codes[$((k - 1))]}" \
       -v tsv="$OUT/fleet.tsv" 'index($3, p) == 1 {
         if (n++ == 0 || $1 < first) first = $1
         if ($1 > last) last = $1
