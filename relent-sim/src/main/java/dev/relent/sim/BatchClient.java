@@ -113,8 +113,8 @@ final class BatchClient {
    * (quota threshold 1 h, so none of these is a quota): {@code Retry-After} only on a 429; the
    * {@code X-RateLimit-*} family on any status, its epoch reset measured against the answer's
    * {@code Date} (so a reset rounded up to the second, read against a date rounded down, is up to
-   * two seconds later than the window's); remaining 0 with a reset ahead is a rate limit until
-   * the reset; a bare 429 is {@code rateLimited(0)}. Every hint carries the limit's quota and, with
+   * two seconds later than the window's); remaining 0 with a reset ahead is a rate limit until the
+   * reset; a bare 429 is {@code rateLimited(0)}. Every hint carries the limit's quota and, with
    * {@code X-RateLimit-Limit}, its policy without a window.
    */
   static ServerHint hint(Limiter.Answer a) {
@@ -126,10 +126,7 @@ final class BatchClient {
     // The tightest limit: the only one, while its reset is ahead.
     boolean tightest = headers && resetNanos > 0;
     String source =
-        "X-RateLimit-Remaining: "
-            + a.remaining()
-            + ", X-RateLimit-Reset: "
-            + a.resetEpochSeconds();
+        "X-RateLimit-Remaining: " + a.remaining() + ", X-RateLimit-Reset: " + a.resetEpochSeconds();
     if (tooMany && a.retryAfterSeconds() >= 0) {
       ServerHint h =
           ServerHint.rateLimited(

@@ -11,8 +11,8 @@ interface Limiter {
   long MILLI = 1_000_000L;
 
   /**
-   * Decides the request that reaches the limiter at {@code nowNanos} (virtual time from the
-   * trial's start).
+   * Decides the request that reaches the limiter at {@code nowNanos} (virtual time from the trial's
+   * start).
    *
    * @return the answer, its headers included
    */
@@ -53,11 +53,11 @@ interface Limiter {
    * nginx {@code limit_req} (ngx_http_limit_req_module): a leaky bucket kept in thousandths of a
    * request and whole milliseconds. The zone's node starts with an excess of 0 at the first
    * request, which passes; a later request computes {@code excess = max(0, excess - rate * ms /
-   * 1000 + 1000)}, {@code ms} the milliseconds since the last accepted request, and is refused
-   * when that is above {@code burst * 1000}, changing nothing; an accepted one stores the excess
-   * and its time. With burst 0 at 10 r/s a request passes only 100 ms or more after the last one
-   * that passed; with {@code burst=20 nodelay}, 21 pass at once. A refusal is a bare 429, or one
-   * with {@code Retry-After: 1} ({@code add_header ... always}).
+   * 1000 + 1000)}, {@code ms} the milliseconds since the last accepted request, and is refused when
+   * that is above {@code burst * 1000}, changing nothing; an accepted one stores the excess and its
+   * time. With burst 0 at 10 r/s a request passes only 100 ms or more after the last one that
+   * passed; with {@code burst=20 nodelay}, 21 pass at once. A refusal is a bare 429, or one with
+   * {@code Retry-After: 1} ({@code add_header ... always}).
    */
   final class TokenBucket implements Limiter {
     private final long ratePerSecond;
@@ -99,11 +99,11 @@ interface Limiter {
    * HAProxy's {@code http_req_rate(period)} on one stick-table entry (freq_ctr): the count of the
    * current period and of the previous one. The first request of the entry opens the first period
    * at its millisecond; a request in a later period rotates (previous = current, or 0 when a whole
-   * period was skipped, the current then restarting at that request) and the periods stay
-   * aligned. {@code track-sc0} counts the request first, refused ones included; the rule then
-   * reads {@code current + floor(previous * (period - elapsed) / period)} ({@code
-   * read_freq_ctr_period}, with its correction at very low rates: previous at most 1 and current
-   * 0 read as previous) and answers 429 with {@code Retry-After: 1} when that is above the limit.
+   * period was skipped, the current then restarting at that request) and the periods stay aligned.
+   * {@code track-sc0} counts the request first, refused ones included; the rule then reads {@code
+   * current + floor(previous * (period - elapsed) / period)} ({@code read_freq_ctr_period}, with
+   * its correction at very low rates: previous at most 1 and current 0 read as previous) and
+   * answers 429 with {@code Retry-After: 1} when that is above the limit.
    */
   final class SlidingCounter implements Limiter {
     private final long limit;
@@ -167,11 +167,11 @@ interface Limiter {
   /**
    * {@code bench/HeaderLimiter.java}: a fixed window that opens at the first request after the
    * previous one closed, or a moving window (a sliding log of the requests served); a refused
-   * request is not counted. Every answer carries {@code X-RateLimit-Limit}, {@code -Remaining}
-   * (the limit less the requests counted, this one included), {@code -Reset} (epoch seconds,
-   * rounded up), {@code Retry-After} (seconds to the reset, rounded up, at least 1) and the JDK
-   * server's {@code Date} (whole seconds). Its wall clock is the trial's virtual time plus {@code
-   * epochMs}, so that a window's reset falls at any point of a second.
+   * request is not counted. Every answer carries {@code X-RateLimit-Limit}, {@code -Remaining} (the
+   * limit less the requests counted, this one included), {@code -Reset} (epoch seconds, rounded
+   * up), {@code Retry-After} (seconds to the reset, rounded up, at least 1) and the JDK server's
+   * {@code Date} (whole seconds). Its wall clock is the trial's virtual time plus {@code epochMs},
+   * so that a window's reset falls at any point of a second.
    */
   final class HeaderWindow implements Limiter {
     private final boolean moving;

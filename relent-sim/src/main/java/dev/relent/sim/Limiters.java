@@ -44,7 +44,6 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
   static final long SECOND = 1_000_000_000L;
   static final long MILLI = 1_000_000L;
 
-
   /** The epoch the limiters' wall clocks start near: 2026-01-01T00:00:00Z. */
   static final long EPOCH_MS = 1_767_225_600_000L;
 
@@ -192,8 +191,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
    *     at least
    * @param startHigh at most
    * @param warmLow the HTTP client's first send, from the workers' start: every attempt started
-   *     before then (its start reserved by the pacers on time) leaves the process with it, at
-   *     least
+   *     before then (its start reserved by the pacers on time) leaves the process with it, at least
    * @param warmHigh at most
    * @param coldAnswers the answers to the attempts that left with the first send are handled by a
    *     JVM still cold: each after an extra wait drawn between 0 and this, so that they are not
@@ -205,9 +203,9 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
    * @param rttLow an attempt's loopback round trip, at least (half of it on the way there)
    * @param rttHigh at most
    * @param headerService {@code HeaderLimiter}'s time per request, served one at a time
-   * @param redis one Redis round trip of a fleet process: each attempt waits {@value
-   *     #REDIS_TRIPS} of them before it is sent (the ceiling's and the scopes' reservations, the
-   *     slot), and a worker one between its requests
+   * @param redis one Redis round trip of a fleet process: each attempt waits {@value #REDIS_TRIPS}
+   *     of them before it is sent (the ceiling's and the scopes' reservations, the slot), and a
+   *     worker one between its requests
    */
   public record Costs(
       long startLow,
@@ -227,8 +225,9 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
 
     /**
      * The costs measured on the bench's machine (docs/simulator.md): start 0.3 to 0.4 s, the
-     * client's first send 0.35 to 0.45 s later, its answers handled up to 0.15 s late, a fleet process's start 1 to 5 s, exit 0.35 s,
-     * round trip 1 to 2 ms, HeaderLimiter 12.5 ms (80 a second), Redis 0.5 ms.
+     * client's first send 0.35 to 0.45 s later, its answers handled up to 0.15 s late, a fleet
+     * process's start 1 to 5 s, exit 0.35 s, round trip 1 to 2 ms, HeaderLimiter 12.5 ms (80 a
+     * second), Redis 0.5 ms.
      */
     public static final Costs MEASURED =
         new Costs(
@@ -252,8 +251,18 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
      */
     public Costs {
       long[] all = {
-        startLow, startHigh, warmLow, warmHigh, coldAnswers, fleetStartLow, fleetStartHigh, exit, rttLow,
-        rttHigh, headerService, redis
+        startLow,
+        startHigh,
+        warmLow,
+        warmHigh,
+        coldAnswers,
+        fleetStartLow,
+        fleetStartHigh,
+        exit,
+        rttLow,
+        rttHigh,
+        headerService,
+        redis
       };
       for (long v : all) {
         if (v < 0) {
@@ -277,15 +286,18 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
           Metric.number("mean_s", "mean (s)", Row::meanTimeSeconds, decimals(2), decimals(1)),
           Metric.number("sd_s", "sd (s)", Row::timeSdSeconds, decimals(2), decimals(1)),
           Metric.number(
-              "minimum_s", "minimum (s)", r -> r.scenario().minimumSeconds(), decimals(1),
+              "minimum_s",
+              "minimum (s)",
+              r -> r.scenario().minimumSeconds(),
+              decimals(1),
               decimals(1)),
           Metric.tableOnly(
               "ratio",
               r -> r.timeSeconds() / r.scenario().minimumSeconds(),
               v -> Numbers.fixed(v, 2) + "x"),
           Metric.number("n_429", "429s", Row::throttled, decimals(2), decimals(1)),
-          Metric.number("share", "429 share", Row::share, decimals(4), v -> Numbers.fixed(
-              100 * v, 1) + " %"),
+          Metric.number(
+              "share", "429 share", Row::share, decimals(4), v -> Numbers.fixed(100 * v, 1) + " %"),
           Metric.number("failed", "failed", Row::failed, decimals(2), decimals(1)),
           Metric.number("first_s", "first (s)", Row::firstSeconds, decimals(2), decimals(2)));
 
@@ -378,14 +390,14 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
     double[] figures() {
       long seen = accepted + throttled;
       return new double[] {
-            seconds,
-            seconds * seconds,
-            throttled,
-            seen == 0 ? 0 : (double) throttled / seen,
-            failed,
-            seen,
-            firstSeconds
-          };
+        seconds,
+        seconds * seconds,
+        throttled,
+        seen == 0 ? 0 : (double) throttled / seen,
+        failed,
+        seen,
+        firstSeconds
+      };
     }
   }
 
@@ -531,8 +543,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
                           Math.max(sim.now(), warmAt) + redisTrips + rtt / 2,
                           () ->
                               server.arrive(
-                                  p.index,
-                                  a -> sim.answer(reply, a, rtt - rtt / 2 + late)));
+                                  p.index, a -> sim.answer(reply, a, rtt - rtt / 2 + late)));
                       return reply;
                     },
                     null);
@@ -586,9 +597,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
       double requestsSeen,
       double firstSeconds) {}
 
-  /**
-   * The outcome of a run: one {@link Row} per case, in the order asked for. Immutable.
-   */
+  /** The outcome of a run: one {@link Row} per case, in the order asked for. Immutable. */
   public static final class Result extends AbstractResult<Row, Result> {
     private final Costs costs;
 
@@ -640,8 +649,8 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
   }
 
   /**
-   * What the bench measured for one case: the medians of its runs ({@code results.tsv}'s
-   * seconds and share, each column's median on its own, as the bench's {@code medians.tsv}).
+   * What the bench measured for one case: the medians of its runs ({@code results.tsv}'s seconds
+   * and share, each column's median on its own, as the bench's {@code medians.tsv}).
    *
    * @param runs how many runs
    * @param seconds the median wall time

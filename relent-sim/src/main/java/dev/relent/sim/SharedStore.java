@@ -8,16 +8,16 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The Redis of a simulated fleet ({@code relent batch --shared}): the states relent-redis keeps
  * there, on the trial's virtual time. A round trip takes no virtual time inside a call (relent-core
- * calls a state synchronously); the model adds it where a process waits for one (before an
- * attempt reaches the limiter, and between a worker's requests). Not thread-safe: a trial is
- * confined to one thread.
+ * calls a state synchronously); the model adds it where a process waits for one (before an attempt
+ * reaches the limiter, and between a worker's requests). Not thread-safe: a trial is confined to
+ * one thread.
  */
 final class SharedStore {
   private SharedStore() {}
 
   /**
-   * relent-redis's {@code RedisPacerState} as its Lua script computes it, on the store's clock
-   * (the trial's): GCRA with refund and pause, and the interval a process learned from a throttle
+   * relent-redis's {@code RedisPacerState} as its Lua script computes it, on the store's clock (the
+   * trial's): GCRA with refund and pause, and the interval a process learned from a throttle
    * ({@link #shareInterval}) used by every process's reservation until it lapses, the burst
    * tolerance scaled with it. {@link #respace} keeps its spacing (the default), and the state is
    * {@linkplain #isShared shared}. The fallback to memory when Redis is lost is not modelled.
