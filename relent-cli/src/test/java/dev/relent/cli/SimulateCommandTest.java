@@ -78,7 +78,7 @@ class SimulateCommandTest {
     assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(run.err())
         .startsWith(
-            "relent: unknown model 'jitter': expected one of contention, storm, queue"
+            "relent: unknown model 'jitter': expected one of contention, storm, queue, limiters"
                 + System.lineSeparator())
         .contains("relent simulate --help");
     assertThat(run.out()).isEmpty();
@@ -131,6 +131,68 @@ class SimulateCommandTest {
         .contains("contention")
         .contains("storm")
         .contains("queue")
+        .contains("limiters")
+        .contains("--compare")
         .contains("--csv");
+  }
+
+  @Test
+  void limitersPredictsTheCasesAskedForAndSetsTheBenchsRunsBesideThem() throws Exception {
+    Path tsv = dir.resolve("results.tsv");
+    Files.writeString(
+        tsv,
+        "case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\n"
+            + "nginx-burst20\t1\t15.00\t12.9\t1.163\t150\t10\t0.062500\t0\n"
+            + "nginx-burst20\t2\t17.00\t12.9\t1.318\t150\t12\t0.074074\t0\n"
+            + "window-fixed\t1\t24.82\t20.0\t1.241\t250\t0\t0.000000\t0\n",
+        StandardCharsets.UTF_8);
+    CliRun run =
+        CliRun.of(
+            "simulate",
+            "limiters",
+            "--case",
+            "nginx-burst20",
+            "--trials",
+            "2",
+            "--compare",
+            tsv.toString());
+
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .startsWith("Real limiters (bench/limiters.sh), predicted")
+        .contains("medians of 2 trials, seed 1")
+        .contains("Real (the medians of the bench's results.tsv) vs predicted")
+        .doesNotContain("window-fixed");
+    // The median of the two runs, 16.0 s, beside the prediction.
+    assertThat(run.out().lines().filter(l -> l.startsWith("nginx-burst20")).toList())
+        .hasSize(2)
+        .last()
+        .asString()
+        .contains(" 2 ")
+        .contains("16.0");
+  }
+
+  @Test
+  void limitersFlagsAreCheckedAndBelongToItAlone() {
+    CliRun unknown = CliRun.of("simulate", "limiters", "--case", "nginx-burst5");
+    assertThat(unknown.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(unknown.err())
+        .startsWith("relent: --case: no case named 'nginx-burst5': expected one of nginx-burst0,");
+
+    CliRun range = CliRun.of("simulate", "limiters", "--fleet-start", "8s");
+    assertThat(range.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(range.err()).startsWith("relent: --fleet-start must be two durations LOW..HIGH");
+
+    CliRun other = CliRun.of("simulate", "queue", "--case", "nginx-burst0");
+    assertThat(other.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(other.err()).startsWith("relent: --case, --compare and --fleet-start are for");
+
+    Path missing = dir.resolve("none.tsv");
+    CliRun compare =
+        CliRun.of(
+            "simulate", "limiters", "--case", "window-fixed", "--compare", missing.toString());
+    assertThat(compare.exitCode()).isEqualTo(ExitCodes.ERROR);
+    assertThat(compare.err()).startsWith("relent: cannot read " + missing + ": ");
   }
 }

@@ -5,6 +5,7 @@ import dev.relent.RetryPolicy;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.ManualScheduler;
 import dev.relent.time.RandomSource;
+import dev.relent.time.TimeSource;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -54,11 +55,19 @@ final class Simulation {
   }
 
   /**
+   * Returns this trial's virtual time with the jitter of {@code seed}: what an executor and the
+   * guards it shares a time source with are built on.
+   */
+  TimeSource time(long seed) {
+    return time.withRandom(jitter(seed));
+  }
+
+  /**
    * Returns an executor builder for the policy, on this trial's virtual time and with its jitter.
    * Every simulated call is asynchronous, so the time source's sleeper is never used.
    */
   <T> RelentExecutor.Builder<T> executor(RetryPolicy policy, long seed) {
-    return RelentExecutor.<T>builder(policy).withTime(time.withRandom(jitter(seed)));
+    return RelentExecutor.<T>builder(policy).withTime(time(seed));
   }
 
   /**
