@@ -15,7 +15,9 @@ package dev.relent.guard;
  * last second, never below it (and no slower than one start every 250 ms, when nothing was accepted
  * yet). A pace that held and then sees one refusal is just above the limit (a start reached the
  * server a little early): it slows by a margin. After {@value #PATIENCE} accepts in a row without a
- * refusal it probes a margin below the refused bound, more patiently each time the bound holds.
+ * refusal it probes a margin below the refused bound, more patiently each time the bound holds. A
+ * bound only refusals of unpaced starts gave (a cold client's first requests reach the server late
+ * and out of order) is a guess: probed after {@value #WEAK_PATIENCE} accepts, dropped if it fails.
  *
  * <p>A window is told from a bucket by its refusals: a bucket accepts again within one interval, a
  * window refuses for long after a run of accepts. When accepts come again after a refusal longer
@@ -56,6 +58,11 @@ final class LimitBracket {
    * intervals), then accepts again, is a window: paced at the run over its time.
    */
   static final int WINDOW_RUN = 8;
+
+  /**
+   * Accepts in a row at a pace bracketed by a {@link #weak} bound before a faster one is probed.
+   */
+  static final int WEAK_PATIENCE = 8;
 
   /** Accepts in a row at the bracketed pace before a faster one is probed; doubles per miss. */
   static final int PATIENCE = 128;
@@ -99,6 +106,14 @@ final class LimitBracket {
 
   private boolean probing;
 
+  /**
+   * Whether the refused bound comes only from refusals of starts this controller did not pace
+   * (before it paced at all): their order at the server is not the order they were sent in (a cold
+   * client's first requests reach it late and together), so the bound is a guess, probed after
+   * {@value #WEAK_PATIENCE} accepts and dropped if the probe holds.
+   */
+  private boolean weak;
+
   private long firstAccepted = NEVER;
 
   /** The accepts since the last refusal, and the first of them. */
@@ -133,7 +148,7 @@ final class LimitBracket {
     s[3] = changedAt;
     s[4] = streak;
     s[5] = misses;
-    s[6] = probing ? 1 : 0;
+    s[6] = (probing ? 1 : 0) | (weak ? 2 : 0);
     s[7] = firstAccepted;
     s[8] = runAccepts;
     s[9] = runStart;
@@ -167,7 +182,8 @@ final class LimitBracket {
     changedAt = s[3];
     streak = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[4]));
     misses = (int) Math.max(0, Math.min(MAX_PATIENCE_DOUBLINGS, s[5]));
-    probing = s[6] == 1;
+    probing = (s[6] & 1) != 0;
+    weak = (s[6] & 2) != 0;
     firstAccepted = s[7];
     runAccepts = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[8]));
     runStart = s[9];
@@ -233,10 +249,12 @@ final class LimitBracket {
       return;
     }
     if (probing) {
-      // The probe held: the limit is faster than the refused bound said.
+      // The probe held: the limit is faster than the refused bound said. A guessed bound is
+      // dropped, so that the pace descends again until a paced start is refused.
       probing = false;
       misses = 0;
-      refused = Math.min(refused, interval);
+      refused = weak ? NONE : Math.min(refused, interval);
+      weak = false;
     }
     if (held == NONE || interval < held) {
       held = interval;
@@ -284,6 +302,7 @@ final class LimitBracket {
     }
     if (interval == NONE) {
       refused = Math.max(refused, gap);
+      weak = true;
       setInterval(Math.max(firstPace(sentAt), floor()), now);
       return true;
     }
@@ -295,6 +314,9 @@ final class LimitBracket {
     boolean wasProbe = probing;
     probing = false;
     refused = Math.max(refused, Math.min(gap, interval));
+    if (gap > 0) {
+      weak = false; // a start sent at this pace was refused: the bound is measured
+    }
     if (wasProbe) {
       // The refused bound holds: back to the pace that held, more patient next time.
       misses = Math.min(MAX_PATIENCE_DOUBLINGS, misses + 1);
@@ -338,7 +360,7 @@ final class LimitBracket {
   }
 
   private long patience() {
-    return (long) PATIENCE << misses;
+    return weak ? WEAK_PATIENCE : (long) PATIENCE << misses;
   }
 
   private void setInterval(long next, long now) {

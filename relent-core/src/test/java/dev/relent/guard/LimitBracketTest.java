@@ -400,4 +400,51 @@ class LimitBracketTest {
       assertThat(b.interval()).isZero();
     }
   }
+
+  @Test
+  void aBoundThatOnlyUnpacedStartsGaveIsProbedSoonAndDroppedWhenTheProbeHolds() {
+    // A cold client's first requests reach a 100 ms limiter late: one refused 400 ms after the
+    // accepted start before it (by the client's clock), which says little about the limit.
+    LimitBracket b = new LimitBracket(1, 10 * S);
+    b.onAccepted(0);
+    b.onThrottled(400 * MS, 401 * MS);
+    assertThat(b.refusedBound()).isEqualTo(400 * MS);
+    long t = 401 * MS;
+    // Accepts at the pace: within a few dozen the pace is far below the guessed bound.
+    for (int i = 0; i < 40; i++) {
+      t += b.interval();
+      b.onAccepted(t);
+    }
+    assertThat(b.refusedBound()).isZero();
+    assertThat(b.interval()).isLessThan(100 * MS);
+  }
+
+  @Test
+  void aBoundThatAPacedStartGaveWaitsForThePatienceBeforeItIsProbed() {
+    LimitBracket b = new LimitBracket(1, 10 * S);
+    b.onAccepted(0);
+    b.onThrottled(10 * MS, 11 * MS); // unpaced: 250 ms, a guessed bound of 10 ms
+    long t = 11 * MS;
+    int accepts = 0;
+    // A 100 ms limiter: paced starts are accepted or refused by their gap.
+    long last = 0;
+    while (accepts < 60) {
+      t += b.interval();
+      if (t - last >= 100 * MS) {
+        last = t;
+        b.onAccepted(t);
+        accepts++;
+      } else {
+        b.onThrottled(t, t + MS);
+      }
+    }
+    long bound = b.refusedBound();
+    assertThat(bound).isBetween(60 * MS, 100 * MS);
+    // Measured now: 60 more accepts do not probe below it.
+    for (int i = 0; i < 60; i++) {
+      t += b.interval();
+      b.onAccepted(t);
+    }
+    assertThat(b.refusedBound()).isEqualTo(bound);
+  }
 }

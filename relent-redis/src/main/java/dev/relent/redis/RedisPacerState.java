@@ -238,6 +238,7 @@ public final class RedisPacerState implements PacerState {
   private final byte[] instance;
   private final Ticker ticker;
   private final RecentStarts recent = new RecentStarts(RECENT);
+  private final ClockOffset clockOffset = new ClockOffset();
 
   /** Whether this instance has reserved on Redis: a schedule missing after that was lost. */
   private volatile boolean reservedOnRedis;
@@ -468,9 +469,10 @@ public final class RedisPacerState implements PacerState {
    * <p>Kept in {@code relent:{name}:control}, a hash of a version and the numbers, which expires
    * ten minutes after the last change: a fleet that runs again within them starts from what it
    * learned. A read and a conditional write, two round trips; the shared clock is Redis's ({@code
-   * TIME}, in nanoseconds since the epoch), its offset measured on the read as {@link
-   * #pausedUntil()} measures it. A value that is not a list of numbers (another program's) counts
-   * as none, and is overwritten. In the fallback it returns null.
+   * TIME}, in nanoseconds since the epoch), its offset from this instance's ticker measured on the
+   * reads, from the one of the shortest round trip in the last minute (as NTP does). A value that
+   * is not a list of numbers (another program's) counts as none, and is overwritten. In the
+   * fallback it returns null.
    *
    * @throws RedisStoreException if Redis fails and the fallback is {@link RedisFallback#none()}
    */
@@ -487,7 +489,7 @@ public final class RedisPacerState implements PacerState {
       List<Object> read = redis.runOn(CONTROL, where, controlKeys, GET);
       long after = ticker.read();
       long redisNanos = (Long) read.get(0) * 1_000_000_000L + (Long) read.get(1) * 1_000L;
-      long offset = redisNanos - (before + (after - before) / 2);
+      long offset = clockOffset.sample(before, after, redisNanos);
       long version = (Long) read.get(2);
       long[] next = update.apply(decode((byte[]) read.get(3)), offset);
       List<Object> written =
@@ -664,6 +666,34 @@ public final class RedisPacerState implements PacerState {
       return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
     return sum;
+  }
+
+  /**
+   * The offset from this instance's ticker to Redis's clock, as NTP keeps it: from the sample of
+   * the shortest round trip, since the midpoint of a round trip is off by at most half of it, and a
+   * thread that is descheduled between its readings (a loaded machine, a JVM warming up) makes a
+   * long one. A sample older than {@value #OFFSET_MAX_AGE_NANOS} ns is replaced by the next, so
+   * that the two clocks' drift is followed. Thread-safe.
+   */
+  static final class ClockOffset {
+    static final long OFFSET_MAX_AGE_NANOS = 60_000_000_000L;
+
+    private long bestRoundTrip = Long.MAX_VALUE;
+    private long bestAt;
+    private long offset;
+
+    /**
+     * Takes one sample, a Redis time read between two ticker readings; returns the offset to use.
+     */
+    synchronized long sample(long before, long after, long redisNanos) {
+      long roundTrip = Math.max(0, after - before);
+      if (roundTrip <= bestRoundTrip || after - bestAt > OFFSET_MAX_AGE_NANOS) {
+        bestRoundTrip = roundTrip;
+        bestAt = after;
+        offset = redisNanos - (before + roundTrip / 2);
+      }
+      return offset;
+    }
   }
 
   /**

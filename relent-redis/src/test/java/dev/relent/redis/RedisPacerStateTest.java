@@ -403,4 +403,20 @@ class RedisPacerStateTest {
     assertThat(RedisPacerState.decode(LocalRedis.bytes("1,,2"))).isNull();
     assertThat(RedisPacerState.decode(LocalRedis.bytes("1,".repeat(2000) + "1"))).isNull();
   }
+
+  @Test
+  void theClockOffsetComesFromTheShortestRoundTripOfTheLastMinute() {
+    RedisPacerState.ClockOffset offset = new RedisPacerState.ClockOffset();
+    // Redis's clock is 1000 s ahead of the ticker; a round trip of 2 ms reads it at its middle.
+    assertThat(offset.sample(0, 2 * MS, 1_000 * SECOND + MS)).isEqualTo(1_000 * SECOND);
+    // A thread descheduled for 400 ms after Redis answered: the longer round trip is not used.
+    assertThat(offset.sample(SECOND, SECOND + 400 * MS, 1_001 * SECOND + MS))
+        .isEqualTo(1_000 * SECOND);
+    // A shorter one is.
+    assertThat(offset.sample(2 * SECOND, 2 * SECOND + MS, 1_002 * SECOND + MS))
+        .isEqualTo(1_000 * SECOND + MS / 2);
+    // After a minute the next sample replaces the best, whatever its round trip.
+    assertThat(offset.sample(70 * SECOND, 70 * SECOND + 10 * MS, 1_070 * SECOND + 7 * MS))
+        .isEqualTo(1_000 * SECOND + 2 * MS);
+  }
 }
