@@ -17,7 +17,9 @@ package dev.relent.guard;
  * server a little early): it slows by a margin. After {@value #PATIENCE} accepts in a row without a
  * refusal it probes a margin below the refused bound, more patiently each time the bound holds. A
  * bound only refusals of unpaced starts gave (a cold client's first requests reach the server late
- * and out of order) is a guess: probed after {@value #WEAK_PATIENCE} accepts, dropped if it fails.
+ * and out of order) is a guess, probed after {@value #WEAK_PATIENCE} accepts; one that a single
+ * paced refusal measured (a start may reach the server late on a loaded machine) after {@value
+ * #SINGLE_PATIENCE}; either is dropped if the probe holds.
  *
  * <p>A window is told from a bucket by its refusals: a bucket accepts again within one interval, a
  * window refuses for long after a run of accepts. When accepts come again after a refusal longer
@@ -63,6 +65,9 @@ final class LimitBracket {
    * Accepts in a row at a pace bracketed by a {@link #weak} bound before a faster one is probed.
    */
   static final int WEAK_PATIENCE = 8;
+
+  /** Accepts in a row at a pace bracketed by a bound only one paced refusal measured. */
+  static final int SINGLE_PATIENCE = 32;
 
   /** Accepts in a row at the bracketed pace before a faster one is probed; doubles per miss. */
   static final int PATIENCE = 128;
@@ -114,6 +119,12 @@ final class LimitBracket {
    */
   private boolean weak;
 
+  /**
+   * How many refusals of paced starts measured the refused bound (within a tenth of it): one may be
+   * a start that reached the server late (a loaded machine), two that agree are the limit.
+   */
+  private int evidence;
+
   private long firstAccepted = NEVER;
 
   /** The accepts since the last refusal, and the first of them. */
@@ -148,7 +159,7 @@ final class LimitBracket {
     s[3] = changedAt;
     s[4] = streak;
     s[5] = misses;
-    s[6] = (probing ? 1 : 0) | (weak ? 2 : 0);
+    s[6] = (probing ? 1 : 0) | (weak ? 2 : 0) | (long) Math.min(evidence, 1 << 20) << 2;
     s[7] = firstAccepted;
     s[8] = runAccepts;
     s[9] = runStart;
@@ -184,6 +195,7 @@ final class LimitBracket {
     misses = (int) Math.max(0, Math.min(MAX_PATIENCE_DOUBLINGS, s[5]));
     probing = (s[6] & 1) != 0;
     weak = (s[6] & 2) != 0;
+    evidence = (int) Math.max(0, Math.min(1 << 20, s[6] >> 2));
     firstAccepted = s[7];
     runAccepts = (int) Math.max(0, Math.min(Integer.MAX_VALUE, s[8]));
     runStart = s[9];
@@ -232,6 +244,8 @@ final class LimitBracket {
         long opened = Math.max(windowRunStart + 1, sentAt - interval);
         held = pace;
         refused = Math.max(1, (opened - windowRunStart) / windowRun);
+        weak = false;
+        evidence = 2; // the whole run measured it
         setInterval(pace, sentAt);
       }
     }
@@ -253,8 +267,9 @@ final class LimitBracket {
       // dropped, so that the pace descends again until a paced start is refused.
       probing = false;
       misses = 0;
-      refused = weak ? NONE : Math.min(refused, interval);
+      refused = weak || evidence < 2 ? NONE : Math.min(refused, interval);
       weak = false;
+      evidence = 0;
     }
     if (held == NONE || interval < held) {
       held = interval;
@@ -313,10 +328,17 @@ final class LimitBracket {
     }
     boolean wasProbe = probing;
     probing = false;
-    refused = Math.max(refused, Math.min(gap, interval));
+    long bound = Math.min(gap, interval);
     if (gap > 0) {
-      weak = false; // a start sent at this pace was refused: the bound is measured
+      // A start sent at this pace was refused: the bound is measured, and the more so when
+      // another refusal measured it too.
+      evidence =
+          weak || bound > refused * (1 + NEAR_STEP)
+              ? 1
+              : bound >= refused * (1 - NEAR_STEP) ? evidence + 1 : evidence;
+      weak = false;
     }
+    refused = Math.max(refused, bound);
     if (wasProbe) {
       // The refused bound holds: back to the pace that held, more patient next time.
       misses = Math.min(MAX_PATIENCE_DOUBLINGS, misses + 1);
@@ -360,7 +382,7 @@ final class LimitBracket {
   }
 
   private long patience() {
-    return weak ? WEAK_PATIENCE : (long) PATIENCE << misses;
+    return (long) (weak ? WEAK_PATIENCE : evidence < 2 ? SINGLE_PATIENCE : PATIENCE) << misses;
   }
 
   private void setInterval(long next, long now) {

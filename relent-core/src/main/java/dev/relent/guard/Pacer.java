@@ -73,13 +73,16 @@ public interface Pacer {
      * start before it (true of every token bucket, whatever its burst), so the slowest refused gap
      * is a lower bound of the interval, and a pace at which 3 starts in a row are accepted is an
      * upper bound. The first refusal sets the pace to the rate of starts accepted over the last
-     * second, never below it (one start every 500 ms if none was); each pace that holds is followed
+     * second, never below it (one start every 250 ms if none was); each pace that holds is followed
      * by a faster one (half the interval while the refused bound is far, halfway to it when near),
      * down to 3 % above the refused bound; a faster pace that is refused goes back to the one that
      * held, a pace refused before it held doubles, and a pace that held and then sees one refusal
-     * slows by 3 %. After 64 accepts in a row it probes 3 % below the bound, twice as patiently
-     * after each probe refused. On a real limiter it finds the interval within a few percent in
-     * about a dozen starts and a few refusals.
+     * slows by 3 %. After 128 accepts in a row it probes 3 % below the bound, twice as patiently
+     * after each probe refused; a bound that only unpaced starts gave is probed after 8 and dropped
+     * if the probe holds. On a real limiter it finds the interval within a few percent in about a
+     * dozen starts and a few refusals. On a state shared by processes that keeps a controller
+     * ({@link dev.relent.spi.PacerState#updateControl}, Redis's does) the fleet learns one interval
+     * from all of its answers.
      */
     BRACKET
   }

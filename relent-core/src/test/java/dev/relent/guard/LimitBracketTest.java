@@ -420,7 +420,7 @@ class LimitBracketTest {
   }
 
   @Test
-  void aBoundThatAPacedStartGaveWaitsForThePatienceBeforeItIsProbed() {
+  void aBoundThatPacedStartsMeasuredTwiceWaitsForThePatienceBeforeItIsProbed() {
     LimitBracket b = new LimitBracket(1, 10 * S);
     b.onAccepted(0);
     b.onThrottled(10 * MS, 11 * MS); // unpaced: 250 ms, a guessed bound of 10 ms

@@ -20,7 +20,10 @@ final class SharedStore {
    * trial's): GCRA with refund and pause, and the interval a process learned from a throttle
    * ({@link #shareInterval}) used by every process's reservation until it lapses, the burst
    * tolerance scaled with it. {@link #respace} keeps its spacing (the default), and the state is
-   * {@linkplain #isShared shared}. The fallback to memory when Redis is lost is not modelled.
+   * {@linkplain #isShared shared}. The fleet's rate controller ({@link #updateControl}) is kept as
+   * Redis keeps it, on the same clock as the callers' (so the offset is 0); one update at a time of
+   * the trial's single thread, so no write is ever lost to another. The fallback to memory when
+   * Redis is lost is not modelled.
    */
   static final class Pacer implements PacerState {
     private static final long NEVER = Long.MIN_VALUE;
@@ -31,6 +34,7 @@ final class SharedStore {
     private long paused = NEVER;
     private long learned = NEVER;
     private long learnedUntil = NEVER;
+    private long[] control;
 
     Pacer(Simulation sim) {
       this.sim = sim;
@@ -93,6 +97,12 @@ final class SharedStore {
     public void shareInterval(long intervalNanos, long holdNanos) {
       learned = intervalNanos;
       learnedUntil = sim.now() + holdNanos;
+    }
+
+    @Override
+    public long[] updateControl(ControlUpdate update) {
+      control = update.apply(control == null ? null : control.clone(), 0);
+      return control;
     }
 
     @Override
