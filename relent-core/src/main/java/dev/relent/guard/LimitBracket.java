@@ -22,8 +22,9 @@ package dev.relent.guard;
  * #SINGLE_PATIENCE}; either is dropped if the probe holds.
  *
  * <p>A window is told from a bucket by its refusals: a bucket accepts again within one interval, a
- * window refuses for long after a run of accepts. When accepts come again after a refusal longer
- * than a second that ended a run of {@value #WINDOW_RUN} or more, the pace is the run's accepts
+ * window refuses for long after a run of accepts. When accepts come again after refusals that
+ * lasted longer than a second (from the first refused start to the last: a pause the server asked
+ * for is no refusal) and ended a run of {@value #WINDOW_RUN} or more, the pace is the run's accepts
  * over the time from its first start to the first accept after it (the window opened at most one
  * probe before that accept: the refused bound is the run over the time to that probe), and gaps
  * refused long after the last accept bound nothing.
@@ -135,6 +136,12 @@ final class LimitBracket {
   /** The first refused start since the last accept; {@link #NEVER} while accepts come. */
   private long refusedSince = NEVER;
 
+  /**
+   * The last refused start since the last accept: how long the refusals lasted is the time from the
+   * first to it, not to the next accept (a pause the server asked for is no refusal).
+   */
+  private long lastRefused = NEVER;
+
   /** The run of accepts that the current refusals ended, and its first start. */
   private int windowRun;
 
@@ -144,7 +151,7 @@ final class LimitBracket {
   private int acceptedSize;
 
   /** The length of {@link #snapshot()}: the scalar fields, then the ring of accepted starts. */
-  static final int SNAPSHOT_LENGTH = 16 + ACCEPTED;
+  static final int SNAPSHOT_LENGTH = 17 + ACCEPTED;
 
   /**
    * Writes everything this controller knows into numbers, so that many processes can keep one
@@ -169,7 +176,8 @@ final class LimitBracket {
     s[13] = acceptedNext;
     s[14] = acceptedSize;
     s[15] = SNAPSHOT_LENGTH;
-    System.arraycopy(accepted, 0, s, 16, ACCEPTED);
+    s[16] = lastRefused;
+    System.arraycopy(accepted, 0, s, 17, ACCEPTED);
     return s;
   }
 
@@ -204,7 +212,8 @@ final class LimitBracket {
     windowRunStart = s[12];
     acceptedNext = (int) s[13];
     acceptedSize = (int) s[14];
-    System.arraycopy(s, 16, accepted, 0, ACCEPTED);
+    lastRefused = s[16];
+    System.arraycopy(s, 17, accepted, 0, ACCEPTED);
   }
 
   private static final long[] FRESH = new LimitBracket(1, 1).snapshot();
@@ -233,7 +242,7 @@ final class LimitBracket {
     acceptedNext = (acceptedNext + 1) % ACCEPTED;
     acceptedSize = Math.min(ACCEPTED, acceptedSize + 1);
     if (refusedSince != NEVER) {
-      long closed = sentAt - refusedSince;
+      long closed = lastRefused - refusedSince;
       refusedSince = NEVER;
       runAccepts = 0;
       if (windowRun >= WINDOW_RUN && closed > Math.max(SECOND, 4 * interval)) {
@@ -306,9 +315,11 @@ final class LimitBracket {
   boolean onThrottled(long sentAt, long now) {
     if (refusedSince == NEVER) {
       refusedSince = sentAt;
+      lastRefused = sentAt;
       windowRun = runAccepts;
       windowRunStart = runStart;
     }
+    lastRefused = Math.max(lastRefused, sentAt);
     long before = previousAccepted(sentAt);
     long gap = before == NEVER ? 0 : sentAt - before;
     if (interval != NONE && gap > twice(interval)) {

@@ -447,4 +447,27 @@ class LimitBracketTest {
     }
     assertThat(b.refusedBound()).isEqualTo(bound);
   }
+
+  @Test
+  void aPauseTheServerAskedForAfterARunIsNoWindow() {
+    // nginx limit_req 10 r/s, burst 0, Retry-After: 1, as a real run's limiter logged it: a run
+    // of 8 accepts, one refusal, the scope's pause of a second, accepts again. The second without
+    // a start was the pause, not a refusal that lasted: still a bucket near 100 ms.
+    String log =
+        "0.000 200 0.002 429 0.003 429 0.003 429 1.035 200 1.284 200 1.410 200 1.536 200 1.596 429"
+            + " 2.602 200 2.727 200 2.851 200 2.963 200 3.075 200 3.189 200 3.291 200 3.394 200"
+            + " 3.493 429 4.499 200 4.619 200";
+    String[] p = log.split(" ");
+    LimitBracket b = new LimitBracket(1, 10 * S);
+    for (int i = 0; i < p.length; i += 2) {
+      long t = (long) (Double.parseDouble(p[i]) * S);
+      if (p[i + 1].equals("200")) {
+        b.onAccepted(t);
+      } else {
+        b.onThrottled(t, t + 2 * MS);
+      }
+    }
+    assertThat(b.refusedBound()).isEqualTo(99 * MS);
+    assertThat(b.interval()).isBetween(100 * MS, 125 * MS);
+  }
 }
