@@ -51,7 +51,8 @@ import java.util.function.BiConsumer;
  *             X-Rate-Limit-*} (not structured): the reset is delta seconds, or epoch seconds when
  *             it is at least 10<sup>9</sup> (GitHub), or epoch milliseconds when at least
  *             10<sup>12</sup>; fractions are allowed; an epoch is measured against the response's
- *             {@code Date}, and one already past is a reset of zero.
+ *             {@code Date} (against this clock when it reads within the Date's second: the finer of
+ *             the two), and one already past is a reset of zero.
  *       </ul>
  *       Remaining 0 with a reset still ahead gives {@link ServerHint#rateLimited} for the reset
  *       time. Remaining above 0 with a reset ahead gives {@link ServerHint#quota}: no wait, but an
@@ -742,8 +743,12 @@ public final class ServerHints {
     } else {
       epochNanosOfReset = nanos;
     }
-    Instant base = RetryAfter.parseHttpDate(date, now).orElse(now);
-    return Math.max(0L, epochNanosOfReset - epochNanos(base));
+    Instant served = RetryAfter.parseHttpDate(date, now).orElse(now);
+    // A Date names whole seconds: when this clock reads within that second, the two clocks agree
+    // to the Date's resolution and this one is the finer base (a moving window's reset, a second
+    // away, was otherwise counted up to a second long); else the Date cancels the skew.
+    boolean agree = !now.isBefore(served) && now.isBefore(served.plusSeconds(1));
+    return Math.max(0L, epochNanosOfReset - epochNanos(agree ? now : served));
   }
 
   private static long epochNanos(Instant instant) {

@@ -196,6 +196,28 @@ class ServerHintsTest {
   }
 
   @Test
+  void anEpochResetIsMeasuredAgainstThisClockWhenItReadsWithinTheDatesSecond() {
+    // Answered 600 ms into the second the Date names: the clocks agree to the Date's resolution,
+    // and the reset 2 s after the Date's second is 1.4 s away, not 2 s.
+    Instant now = NOW.plusMillis(600);
+    String date = "Thu, 01 Jan 2026 00:00:00 GMT";
+    String reset = Long.toString(NOW.getEpochSecond() + 2);
+    ServerHint h =
+        HINTS.read(
+            200,
+            headers("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", reset, "Date", date),
+            now);
+    assertThat(h.waitTime()).isEqualTo(Duration.ofMillis(1400));
+    // A clock 1.6 s ahead of the Date disagrees with it: the Date's second is the base.
+    h =
+        HINTS.read(
+            200,
+            headers("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", reset, "Date", date),
+            NOW.plusMillis(1600));
+    assertThat(h.waitTime()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
   void xRateLimitResetAsDeltaEpochSecondsOrEpochMillis() {
     assertThat(read(200, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30").waitTime())
         .isEqualTo(Duration.ofSeconds(30));
