@@ -79,85 +79,19 @@ final class AsyncExecution<R> extends Execution<R> {
         return;
       }
     }
-    paceThenTakeSlots(now);
-  }
-
-  /** Reserves a start, then takes the slots at once or when the start comes. */
-  private void paceThenTakeSlots(long now) {
-    paceThenTakeSlots(now, false);
-  }
-
-  /**
-   * Reserves a start, holding no slot ({@code rest}: with the pacers left after a wait, see {@link
-   * #paceRest}), then takes the slots at once or when the start comes.
-   */
-  private void paceThenTakeSlots(long now, boolean rest) {
-    long wait;
-    synchronized (this) {
-      if (promise.isDone()) {
-        releaseGuards();
-        return;
-      }
-      wait = rest ? paceRest(now) : pace(now);
-      if (wait > 0) {
-        reservedStart = deferred ? Long.MIN_VALUE : now + wait;
-        timer = x.scheduler.schedule(this::takeSlotsAfterPacing, wait);
-      }
-    }
-    if (wait == FAILED) {
-      finish(failure);
-    } else if (wait == 0) {
-      takeSlots(now);
-    }
-  }
-
-  private void takeSlotsAfterPacing() {
-    long now = x.ticker.read();
-    long paused;
-    synchronized (this) {
-      reservedStart = Long.MIN_VALUE;
-      if (promise.isDone()) {
-        return;
-      }
-      // A pause of the request's scopes that began during the pacer wait is waited out too, and
-      // the start reserved again after it (see the synchronous loop).
-      paused = pauseLeft(now);
-      if (paused > 0) {
-        heldByPause = true;
-        timer = x.scheduler.schedule(this::takeSlotsAfterPacing, paused);
-      }
-    }
-    if (paused == FAILED) {
-      finish(failure);
-    } else if (paused == 0) {
-      boolean held;
-      synchronized (this) {
-        held = heldByPause;
-        heldByPause = false;
-      }
-      if (held || deferred || pausedSinceReserved(now)) {
-        paceThenTakeSlots(now); // an adaptive pacer holds a start reserved before its pause
-        return;
-      }
-      if (scoped != null && scoped.pacing()) {
-        paceThenTakeSlots(now, true); // the pacers after the one that asked for this wait
-        return;
-      }
-      takeSlots(now);
-    }
-  }
-
-  /** Once the start has come: takes the executor's slot, then every scope's, then attempts. */
-  private void takeSlots(long now) {
     if (x.limit != null && !x.limit.tryAcquireSlot()) {
-      awaitSlot(
-          x.limit,
-          now,
-          () -> concurrencyRefusal(x.ticker.read()),
-          permit -> holdSlot(x.ticker.read(), permit, true));
+      awaitSlot(now);
       return;
     }
-    holdSlot(now, null, false);
+    holdSlotThenPace(now, null);
+  }
+
+  private void awaitSlot(long now) {
+    awaitSlot(
+        x.limit,
+        now,
+        () -> concurrencyRefusal(x.ticker.read()),
+        permit -> holdSlotThenPace(x.ticker.read(), permit));
   }
 
   /**
@@ -195,23 +129,21 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   /**
-   * Goes on holding the executor's slot: {@code permit} if it was awaited, otherwise the one taken
-   * at once (if any).
+   * Goes on holding the slot: {@code permit} if it was awaited, otherwise the one taken at once.
    */
-  private void holdSlot(long now, ConcurrencyLimit.Permit permit, boolean waited) {
+  private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
     synchronized (this) {
       slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
     }
-    holdScopeSlots(now, waited);
+    holdScopeSlotsThenPace(now);
   }
 
   /**
    * Takes a slot of every scope's concurrency limit, waiting without a thread for each that has
-   * none free, in the scopes' order; then attempts. A wait past the deadline gives up, holding
-   * none.
+   * none free, in the scopes' order; then paces. A wait past the deadline gives up, holding none.
    */
-  private void holdScopeSlots(long now, boolean waited) {
+  private void holdScopeSlotsThenPace(long now) {
     int missing;
     synchronized (this) {
       if (promise.isDone()) {
@@ -221,7 +153,7 @@ final class AsyncExecution<R> extends Execution<R> {
       missing = scoped == null ? -1 : scoped.tryAcquireSlots();
     }
     if (missing < 0) {
-      attemptHoldingSlots(now, waited);
+      paceHoldingSlot(now);
       return;
     }
     awaitSlot(
@@ -236,39 +168,73 @@ final class AsyncExecution<R> extends Execution<R> {
             slotWaiter = null;
             scoped.holdSlot(missing, permit);
           }
-          holdScopeSlots(x.ticker.read(), true);
+          holdScopeSlotsThenPace(x.ticker.read());
         });
   }
 
+  /** Reserves a start while holding the slot, then attempts at once or when the start comes. */
+  private void paceHoldingSlot(long now) {
+    paceHoldingSlot(now, false);
+  }
+
   /**
-   * Attempts holding every slot; after a wait for one, a pause that came meanwhile (from an answer
-   * of the slot's last holder) gives the slots back and books the start again after it.
+   * Reserves a start while holding the slot ({@code rest}: with the pacers left after a wait, see
+   * {@link #paceRest}), then attempts at once or when the start comes.
    */
-  private void attemptHoldingSlots(long now, boolean waited) {
-    if (waited) {
-      long paused;
-      boolean again;
-      synchronized (this) {
-        if (promise.isDone()) {
-          releaseGuards();
-          return;
-        }
-        paused = pauseLeft(now);
-        again = paused > 0 || paused == 0 && (pausedSinceReserved(now) || pacerPausedAt(now));
-        if (again) {
-          releaseSlot();
-        }
-      }
-      if (paused == FAILED) {
-        finish(failure);
+  private void paceHoldingSlot(long now, boolean rest) {
+    long wait;
+    synchronized (this) {
+      if (promise.isDone()) {
+        releaseGuards();
         return;
       }
-      if (again) {
-        paceThenTakeSlots(now);
-        return;
+      wait = rest ? paceRest(now) : pace(now);
+      if (wait > 0) {
+        reservedStart = deferred ? Long.MIN_VALUE : now + wait;
+        timer = x.scheduler.schedule(this::attemptAfterPacing, wait);
       }
     }
-    attempt(now);
+    if (wait == FAILED) {
+      finish(failure);
+    } else if (wait == 0) {
+      attempt(now);
+    }
+  }
+
+  private void attemptAfterPacing() {
+    long now = x.ticker.read();
+    long paused;
+    synchronized (this) {
+      reservedStart = Long.MIN_VALUE;
+      if (promise.isDone()) {
+        return;
+      }
+      // A pause of the request's scopes that began during the pacer wait is waited out too, and
+      // the start reserved again after it (see the synchronous loop).
+      paused = pauseLeft(now);
+      if (paused > 0) {
+        heldByPause = true;
+        timer = x.scheduler.schedule(this::attemptAfterPacing, paused);
+      }
+    }
+    if (paused == FAILED) {
+      finish(failure);
+    } else if (paused == 0) {
+      boolean held;
+      synchronized (this) {
+        held = heldByPause;
+        heldByPause = false;
+      }
+      if (held || deferred || pausedSinceReserved(now)) {
+        paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
+        return;
+      }
+      if (scoped != null && scoped.pacing()) {
+        paceHoldingSlot(now, true); // the pacers after the one that asked for this wait
+        return;
+      }
+      attempt(now);
+    }
   }
 
   private void attempt(long now) {

@@ -130,66 +130,44 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        // The start is booked and waited for before the slot is taken: no slot is held while
-        // the pacer's start comes, so the slots go to callers about to start.
-        while (true) {
-          long wait = pace(now);
-          boolean held = false;
-          while (wait > 0) {
-            x.sleeper.sleep(wait);
+        if (x.limit != null) {
+          if (x.limit.tryAcquireSlot()) {
+            slot = TAKEN_AT_ONCE;
+          } else {
+            Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
+            slot = x.limit.acquire(wait).orElse(null);
+            if (slot == null) {
+              throw giveUp(concurrencyRefusal(x.ticker.read()));
+            }
             now = x.ticker.read();
-            // A pause of the request's scopes that began during the wait is waited out too, and
-            // the start reserved again after it, so that the callers it held start spread out at
-            // the pacer's rate, not together; an adaptive pacer holds a start reserved before its
-            // own pause the same way.
-            long paused = pauseLeft(now);
-            if (paused != 0) {
-              wait = paused;
-              held = true;
-            } else {
-              wait = held || deferred || pausedSinceReserved(now) ? pace(now) : paceRest(now);
-              held = false;
-            }
           }
-          if (wait == FAILED) {
-            throw failure;
+        }
+        if (scoped != null && scoped.hasLimits()) {
+          if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
+            throw giveUp(scopeSlotRefusal(x.ticker.read()));
           }
-          boolean waited = false;
-          if (x.limit != null) {
-            if (x.limit.tryAcquireSlot()) {
-              slot = TAKEN_AT_ONCE;
-            } else {
-              Duration slotWait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
-              slot = x.limit.acquire(slotWait).orElse(null);
-              if (slot == null) {
-                throw giveUp(concurrencyRefusal(x.ticker.read()));
-              }
-              now = x.ticker.read();
-              waited = true;
-            }
-          }
-          if (scoped != null && scoped.hasLimits()) {
-            if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
-              throw giveUp(scopeSlotRefusal(x.ticker.read()));
-            }
-            if (scoped.waitedForSlot()) {
-              now = x.ticker.read();
-              waited = true;
-            }
-          }
-          if (!waited) {
-            break;
-          }
-          // The slot came after an answer of its last holder: a pause that answer brought holds
-          // this start too, booked again once the pause is over.
+          now = x.ticker.read();
+        }
+        long wait = pace(now);
+        boolean held = false;
+        while (wait > 0) {
+          x.sleeper.sleep(wait);
+          now = x.ticker.read();
+          // A pause of the request's scopes that began during the wait is waited out too, and
+          // the start reserved again after it, so that the callers it held start spread out at
+          // the pacer's rate, not together; an adaptive pacer holds a start reserved before its
+          // own pause the same way.
           long paused = pauseLeft(now);
-          if (paused == FAILED) {
-            throw failure;
+          if (paused != 0) {
+            wait = paused;
+            held = true;
+          } else {
+            wait = held || deferred || pausedSinceReserved(now) ? pace(now) : paceRest(now);
+            held = false;
           }
-          if (paused == 0 && !pausedSinceReserved(now) && !pacerPausedAt(now)) {
-            break;
-          }
-          releaseSlot();
+        }
+        if (wait == FAILED) {
+          throw failure;
         }
       } catch (InterruptedException e) {
         releaseGuards();
@@ -383,11 +361,6 @@ class Execution<R> implements AttemptContext {
     }
     Pacer pacer = x.pacer;
     return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
-  }
-
-  /** Whether the executor's own pacer is paused at {@code now} (a pause the attempt must wait). */
-  final boolean pacerPausedAt(long now) {
-    return x.pacer != null && x.pacer.pausedUntilNanos() > now;
   }
 
   /** Counts the attempt about to start and fixes its time limit. */

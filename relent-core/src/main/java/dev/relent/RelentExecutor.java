@@ -18,14 +18,12 @@ import java.util.function.Predicate;
 /**
  * Runs operations under a {@link RetryPolicy} and the guards that protect the downstream: a {@link
  * CircuitBreaker}, a {@link RetryBudget}, a {@link ConcurrencyLimit} and a {@link Pacer}, each
- * optional. Every attempt passes them in this order: breaker (open: fail now, nothing sent), pacer
- * (a start booked and waited for; a wait past the deadline fails now), concurrency limit (a slot,
- * taken only once the start has come, so that no slot is held through a pacer wait; waiting counts
- * against the deadline, and a pause that began during it is waited out with the slot given back),
- * then the attempt with timeout {@code min(attempt timeout, deadline left)}. After a retryable
- * outcome the wait is {@code max(backoff, server hint + spread)}; a hint longer than allowed, or a
- * wait past the deadline, fails at once without waiting; a retry draws from the budget before
- * waiting.
+ * optional. Every attempt passes them in this order: breaker (open: fail now, nothing sent),
+ * concurrency limit (a slot, waiting counts against the deadline), pacer (a start permit; a wait
+ * past the deadline fails now), then the attempt with timeout {@code min(attempt timeout, deadline
+ * left)}. After a retryable outcome the wait is {@code max(backoff, server hint + spread)}; a hint
+ * longer than allowed, or a wait past the deadline, fails at once without waiting; a retry draws
+ * from the budget before waiting.
  *
  * <p>Which outcomes are retried is the executor's classification: {@code retryOn} / {@code abortOn}
  * rules on exceptions and {@code retryIf} / {@code abortIf} rules on results, or one {@link

@@ -62,7 +62,6 @@ final class ScopedGuards {
   private final boolean[] slotsAtOnce;
   private final ConcurrencyLimit.Permit[] slotPermits;
   private int refusingLimit = -1;
-  private boolean waitedForSlot;
 
   /** Why the last {@link #reserve} refused: the scope's pause, or a pacer's wait. */
   private ScopeGuards refusingPause;
@@ -196,13 +195,11 @@ final class ScopedGuards {
    */
   boolean acquireSlots(long now, long maxWait) throws InterruptedException {
     long until = now + maxWait;
-    waitedForSlot = false;
     for (int i = 0; i < limits.length; i++) {
       if (limits[i].tryAcquireSlot()) {
         slotsAtOnce[i] = true;
         continue;
       }
-      waitedForSlot = true;
       long left = until - x.ticker.read();
       Optional<ConcurrencyLimit.Permit> permit;
       try {
@@ -237,11 +234,6 @@ final class ScopedGuards {
       slotsAtOnce[i] = true;
     }
     return -1;
-  }
-
-  /** Whether the last {@link #acquireSlots} had to wait for a slot. */
-  boolean waitedForSlot() {
-    return waitedForSlot;
   }
 
   /** Whether any scope of the call has a concurrency limit. */

@@ -653,42 +653,4 @@ class ExecutorTest {
     assertThat(seen).containsExactly(0, 0, 0);
     assertThat(limit.available()).isEqualTo(1);
   }
-
-  @ParameterizedTest
-  @EnumSource(Mode.class)
-  void noSlotIsHeldWhileThePacersStartComes(Mode mode) {
-    FakeTime time = new FakeTime();
-    Pacer pacer = Pacer.builder().withRate(1, Duration.ofSeconds(1)).withTime(time).build();
-    ConcurrencyLimit limit = ConcurrencyLimit.of(1);
-    List<Integer> freeWhilePaced = new java.util.ArrayList<>();
-    List<Integer> freeInAttempt = new java.util.ArrayList<>();
-    Harness<Reply> h =
-        new Harness<>(
-            mode,
-            http().build(),
-            time,
-            b ->
-                classified(b)
-                    .withPacer(pacer)
-                    .withConcurrencyLimit(limit)
-                    .onEvent(
-                        e -> {
-                          if (e.type() == RelentEvent.Type.PACED) {
-                            freeWhilePaced.add(limit.available());
-                          }
-                        }));
-
-    h.run(
-        ctx -> {
-          freeInAttempt.add(limit.available());
-          return ctx.attempt() < 2 ? Reply.of(503) : Reply.of(200);
-        });
-
-    // The retry's start is a second after the first, past its backoff: the wait is the pacer's,
-    // and the slot is free all through it; taken for each attempt only.
-    assertThat(freeWhilePaced).isNotEmpty().containsOnly(1);
-    assertThat(freeInAttempt).containsExactly(0, 0);
-    assertThat(h.attemptTimes.get(1)).isGreaterThanOrEqualTo(Duration.ofSeconds(1).toNanos());
-    assertThat(limit.available()).isEqualTo(1);
-  }
 }
