@@ -25,9 +25,12 @@ class LoadControlTargetsTest {
     PacedQueue.Row row = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.ALONE);
     assertThat(row.timeSeconds()).isLessThanOrEqualTo(1.05 * Scenario.ALONE.limitSeconds());
     assertThat(row.throttled()).isLessThanOrEqualTo(0.01 * PacedQueue.REQUESTS);
-    // Sharing the account it stays near its own physical limit (600 at 100/min).
+    // Sharing the account it stays near its own physical limit (600 at 100/min): 1.16x, since a
+    // pause counts from the answer that asked for it (the server's Retry-After is the delay after
+    // its response), each one the answer's latency longer than when it counted from the attempt's
+    // start (1.12x then; 416.8 s now).
     PacedQueue.Row shared = queue.row(Strategy.RELENT_ADAPTIVE, Scenario.SHARED);
-    assertThat(shared.timeSeconds()).isLessThanOrEqualTo(1.15 * Scenario.SHARED.limitSeconds());
+    assertThat(shared.timeSeconds()).isLessThanOrEqualTo(1.16 * Scenario.SHARED.limitSeconds());
     // And it leaves the other caller room once it has seen it: about a tenth of its requests
     // refused, where pacing at the advertised limit refuses most of them.
     assertThat(shared.otherThrottled()).isLessThanOrEqualTo(0.15 * shared.otherRequests());
