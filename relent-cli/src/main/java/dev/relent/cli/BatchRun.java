@@ -982,7 +982,7 @@ final class BatchRun {
       case "rate-limit-wait":
         // A stop ends the pacer's wait too; the pause of a scope whose quota is exhausted
         // outlasts any deadline.
-        quota = stop.get() == null ? quotaStopOf(job) : null;
+        quota = stop.get() == null && job.attempts.isEmpty() ? settledQuotaStop(job) : null;
         if (quota != null && job.attempts.isEmpty()) {
           notSent(job, quota);
           return;
@@ -1022,6 +1022,34 @@ final class BatchRun {
     }
     return null;
   }
+
+  /**
+   * The quota stop of a request's scope, waiting up to {@value #QUOTA_SETTLE_MILLIS} ms for one
+   * that another worker is recording: the answer that exhausted the quota pauses its scope before
+   * its event stops the scope, so a request may find that pause (past its deadline) a moment before
+   * the stop is there to say why. Null if none comes, or if interrupted.
+   */
+  private QuotaStop settledQuotaStop(BatchRecorder.Job job) {
+    QuotaStop quota = quotaStopOf(job);
+    if (quota != null) {
+      return quota;
+    }
+    long left = TimeUnit.MILLISECONDS.toNanos(QUOTA_SETTLE_MILLIS);
+    stopLock.lock();
+    try {
+      while ((quota = quotaStopOf(job)) == null && left > 0 && stop.get() == null) {
+        left = stopSignal.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stopLock.unlock();
+    }
+    return quota;
+  }
+
+  /** How long a request paused past its deadline waits for its scope's quota stop to be told. */
+  static final long QUOTA_SETTLE_MILLIS = 1_000;
 
   /** Records a request of a stopped scope as not sent, saying which scope and when it resets. */
   private void notSent(BatchRecorder.Job job, QuotaStop quota) {
