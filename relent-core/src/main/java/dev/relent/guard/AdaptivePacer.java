@@ -25,16 +25,12 @@ import java.util.Optional;
  *       the state, which every process's answers update.
  * </ul>
  *
- * <p>Thread-safe: the parts are not, and change only under this object's spin lock, held for a few
- * arithmetic operations; {@link #tryAcquire} reads the interval from volatile fields before the
- * state's own atomic reservation. Nothing is allocated after construction, but for the fleet's
- * controller's round trips. CUBIC and AIMD learn this process's own rate on a shared state too;
- * BRACKET on a state that keeps a controller ({@link PacerState#updateControl}) learns the fleet's.
+ * <p>Thread-safe: the parts change only under this object's spin lock, held for a few arithmetic
+ * operations; {@link #tryAcquire} reads volatile intervals. Nothing is allocated after construction
+ * but for the fleet's round trips (BRACKET on a state with {@link PacerState#updateControl}).
  */
 final class AdaptivePacer extends SpinLocked implements Pacer {
   static final long SECOND = 1_000_000_000L;
-
-  private static final long NEVER = StartHistory.NEVER;
 
   private final Pacer.Congestion congestion;
   private final int burst;
@@ -70,13 +66,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
             : null;
   }
 
-  // ---------------------------------------------------------------- decisions
-
   @Override
   public long tryAcquire(long nowNanos, long maxWaitNanos) {
     PacerImpl.requireMaxWait(maxWaitNanos);
     long interval = intervalAt(nowNanos);
-    long tolerance = burst == 1 ? 0 : saturatedMultiply(burst - 1L, interval);
+    long tolerance = burst == 1 ? 0 : Nanos.saturatedMultiply(burst - 1L, interval);
     long wait = state.reserve(nowNanos, interval, tolerance, maxWaitNanos);
     if (wait >= 0) {
       schedule.reservedAt(interval);
@@ -88,32 +82,18 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   }
 
   /**
-   * With {@link Pacer.Congestion#BRACKET} on this process's own schedule, a caller waits until half
-   * an interval after the newest booked start before it books its own, so that each start is spaced
-   * at the interval learned by then (the newest start's answer included, on a server that answers
-   * within half an interval): one booking at a time, never a queue of starts booked at an old
-   * interval.
+   * With {@link Pacer.Congestion#BRACKET} on this process's own schedule, one booking at a time
+   * ({@link Schedule#deferNanos}).
    */
   @Override
   public long deferNanos(long nowNanos) {
     if (congestion != Pacer.Congestion.BRACKET || burst > 1 || state.isShared()) {
       return 0;
     }
-    long half = schedule.learnedNanos() / 2;
-    if (half == 0) {
-      // Not pacing: the newest start is a nanosecond ahead at most, and spacing it means nothing
-      // (on a clock that stands still, as a test's may, waiting for it would never end).
-      return 0;
-    }
     lock();
     long newest = starts.newest();
     unlock();
-    if (newest == NEVER) {
-      return 0;
-    }
-    // Half an interval after it: its answer, which may change the interval, has usually come.
-    long at = Nanos.saturatedAdd(newest, half);
-    return at <= nowNanos ? 0 : at - nowNanos;
+    return schedule.deferNanos(newest, nowNanos);
   }
 
   @Override
@@ -162,7 +142,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     lock();
     try {
       if (fleetInterval >= 0
-          ? controller.onFleetAnswer(fleetInterval, NEVER, false)
+          ? controller.onFleetAnswer(fleetInterval, StartHistory.NEVER, false)
           : controller.onAccepted(sentAtNanos)) {
         long learned = schedule.learnedNanos();
         schedule.respaceTo(
@@ -183,17 +163,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
       if (other.excuses(sentAtNanos, nowNanos)) {
         return; // the headroom left to the other caller answers it
       }
-      if (fleet == null) {
-        if (controller.onThrottled(sentAtNanos, nowNanos)) {
-          schedule.shareAndRespace();
-        }
-        return;
-      }
     } finally {
       unlock();
     }
-    // The fleet's controller (this process's own if the state could not be updated).
-    long fleetInterval = fleet.onThrottled(sentAtNanos, nowNanos);
+    // The fleet's controller, a round trip away (this process's own if it cannot be updated).
+    long fleetInterval = fleet == null ? -1 : fleet.onThrottled(sentAtNanos, nowNanos);
     lock();
     try {
       if (fleetInterval >= 0
@@ -204,7 +178,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     } finally {
       unlock();
     }
-    fleet.share(fleetInterval);
+    if (fleet != null) {
+      fleet.share(fleetInterval);
+    }
   }
 
   /** The interval in force at {@code now}: the controller's, under the quota's and the headroom. */
@@ -216,14 +192,6 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     }
     return Math.max(interval, other.headroomNanos(nowNanos, quotaInForce));
   }
-
-  private static long saturatedMultiply(long a, long b) {
-    long hi = Math.multiplyHigh(a, b);
-    long lo = a * b;
-    return (hi == 0 && lo >= 0) ? lo : Long.MAX_VALUE;
-  }
-
-  // ---------------------------------------------------------------- inspection
 
   @Override
   public boolean isAdaptive() {

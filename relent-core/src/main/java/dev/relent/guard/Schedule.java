@@ -60,6 +60,23 @@ final class Schedule {
     learnedNanos = intervalNanos > 0 ? clamp(intervalNanos) : ceilingNanos;
   }
 
+  /**
+   * How long a caller waits before it books: until half an interval after the {@code newest} booked
+   * start, so that each start is spaced at the interval learned by then (the newest start's answer
+   * included, on a server that answers within half an interval), never a queue of starts booked at
+   * an old one. 0 when nothing is booked, or while it does not pace: the newest start is then a
+   * nanosecond ahead at most (on a clock that stands still, as a test's may, waiting for it would
+   * never end).
+   */
+  long deferNanos(long newest, long nowNanos) {
+    long half = learnedNanos / 2;
+    if (half == 0 || newest == StartHistory.NEVER) {
+      return 0;
+    }
+    long at = Nanos.saturatedAdd(newest, half);
+    return at <= nowNanos ? 0 : at - nowNanos;
+  }
+
   /** The interval the newest start was reserved at: the schedule spaced the next one so. */
   long lastReservedNanos() {
     return lastReservedNanos;

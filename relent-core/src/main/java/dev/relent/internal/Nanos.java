@@ -20,6 +20,13 @@ public final class Nanos {
     return duration.toNanos();
   }
 
+  /** {@code a * b} for {@code a, b >= 0}, saturating at {@code Long.MAX_VALUE}. */
+  public static long saturatedMultiply(long a, long b) {
+    long hi = Math.multiplyHigh(a, b);
+    long lo = a * b;
+    return (hi == 0 && lo >= 0) ? lo : Long.MAX_VALUE;
+  }
+
   /** {@code a + b}, saturating at the bounds of long. */
   public static long saturatedAdd(long a, long b) {
     long sum = a + b;
