@@ -16,7 +16,6 @@ final class FleetBracket {
   private final LimitBracket bracket;
   private final PacerState state;
   private final Schedule schedule;
-  private long interval;
   private boolean slowed;
 
   /** The pacer's interval last shared with every reservation on the state. */
@@ -54,15 +53,7 @@ final class FleetBracket {
    *     be updated: then nothing is known beyond what was
    */
   synchronized long onAccepted(long sentAt) {
-    long[] written =
-        state.updateControl(
-            (current, offset) -> {
-              bracket.restore(current);
-              slowed = false;
-              bracket.onAccepted(sentAt + offset);
-              return bracket.snapshot();
-            });
-    return written == null ? -1 : (interval = bracket.interval());
+    return update(sentAt, StartHistory.NEVER);
   }
 
   /**
@@ -72,15 +63,7 @@ final class FleetBracket {
    *     nudge
    */
   synchronized long onThrottled(long sentAt, long now) {
-    slowed = false;
-    long[] written =
-        state.updateControl(
-            (current, offset) -> {
-              bracket.restore(current);
-              slowed = bracket.onThrottled(sentAt + offset, now + offset);
-              return bracket.snapshot();
-            });
-    return written == null ? -1 : (interval = bracket.interval());
+    return update(sentAt, now);
   }
 
   /** Whether the last {@link #onThrottled} slowed the pace by more than a nudge. */
@@ -88,8 +71,23 @@ final class FleetBracket {
     return slowed;
   }
 
-  /** The fleet's interval at the last update of this instance; 0 while it does not pace. */
-  synchronized long interval() {
-    return interval;
+  /**
+   * One answer applied to the store's controller on the store's clock: an accept, or a throttle
+   * answered at {@code throttledAt} if that is not {@link StartHistory#NEVER}. Under the monitor.
+   */
+  private long update(long sentAt, long throttledAt) {
+    slowed = false;
+    long[] written =
+        state.updateControl(
+            (current, offset) -> {
+              bracket.restore(current);
+              if (throttledAt == StartHistory.NEVER) {
+                bracket.onAccepted(sentAt + offset);
+              } else {
+                slowed = bracket.onThrottled(sentAt + offset, throttledAt + offset);
+              }
+              return bracket.snapshot();
+            });
+    return written == null ? -1 : bracket.interval();
   }
 }

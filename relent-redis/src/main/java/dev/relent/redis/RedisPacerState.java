@@ -234,6 +234,7 @@ public final class RedisPacerState implements PacerState {
   private final String name;
   private final String keyText;
   private final byte[][] keys;
+  private final String controlKeyText;
   private final byte[][] controlKeys;
   private final byte[] instance;
   private final Ticker ticker;
@@ -268,7 +269,8 @@ public final class RedisPacerState implements PacerState {
     this.name = name;
     this.keyText = keyOf(name);
     this.keys = new byte[][] {bytes(keyText), bytes(guardKey(name, "members"))};
-    this.controlKeys = new byte[][] {bytes(guardKey(name, "control"))};
+    this.controlKeyText = guardKey(name, "control");
+    this.controlKeys = new byte[][] {bytes(controlKeyText)};
     this.instance = bytes(redis.instanceId());
     this.ticker = Objects.requireNonNull(ticker, "ticker cannot be null");
   }
@@ -483,10 +485,9 @@ public final class RedisPacerState implements PacerState {
   }
 
   private long[] updateControlOnRedis(ControlUpdate update) {
-    String where = guardKey(name, "control");
     for (int attempt = 0; attempt < CONTROL_ATTEMPTS; attempt++) {
       long before = ticker.read();
-      List<Object> read = redis.runOn(CONTROL, where, controlKeys, GET);
+      List<Object> read = redis.runOn(CONTROL, controlKeyText, controlKeys, GET);
       long after = ticker.read();
       long redisNanos = (Long) read.get(0) * 1_000_000_000L + (Long) read.get(1) * 1_000L;
       long offset = clockOffset.sample(before, after, redisNanos);
@@ -495,7 +496,7 @@ public final class RedisPacerState implements PacerState {
       List<Object> written =
           redis.runOn(
               CONTROL,
-              where,
+              controlKeyText,
               controlKeys,
               SET,
               number(version),
