@@ -327,6 +327,9 @@ final class BatchRun {
   /** The most bytes of request bodies set aside at once. */
   static final long MAX_SET_ASIDE_BYTES = 8L << 20;
 
+  /** How long a request paused past its deadline waits for its scope's quota stop to be told. */
+  static final long QUOTA_SETTLE_MILLIS = 1_000;
+
   /** Requests of held-back scopes waiting for a worker, oldest first; guarded by this. */
   private final ArrayDeque<BatchRecorder.Job> setAside = new ArrayDeque<>();
 
@@ -1047,9 +1050,6 @@ final class BatchRun {
     }
     return quota;
   }
-
-  /** How long a request paused past its deadline waits for its scope's quota stop to be told. */
-  static final long QUOTA_SETTLE_MILLIS = 1_000;
 
   /** Records a request of a stopped scope as not sent, saying which scope and when it resets. */
   private void notSent(BatchRecorder.Job job, QuotaStop quota) {

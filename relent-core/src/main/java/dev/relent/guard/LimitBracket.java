@@ -153,6 +153,9 @@ final class LimitBracket {
   /** The length of {@link #snapshot()}: the scalar fields, then the ring of accepted starts. */
   static final int SNAPSHOT_LENGTH = 17 + ACCEPTED;
 
+  /** The snapshot of a controller that learned nothing: what {@link #restore} falls back to. */
+  private static final long[] FRESH = new LimitBracket(1, 1).snapshot();
+
   /**
    * Writes everything this controller knows into numbers, so that many processes can keep one
    * controller in a shared store: {@link #restore} of them on any instance with the same bounds
@@ -215,8 +218,6 @@ final class LimitBracket {
     lastRefused = s[16];
     System.arraycopy(s, 17, accepted, 0, ACCEPTED);
   }
-
-  private static final long[] FRESH = new LimitBracket(1, 1).snapshot();
 
   /** The interval to pace at, or 0 while the controller does not pace. */
   long interval() {
