@@ -128,7 +128,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
         other.readPolicy(sentAtNanos, remaining, resetNanos, quota, windowNanos);
       }
       if (remaining >= 0 && resetNanos > 0) {
-        reading.read(sentAtNanos, remaining, resetNanos);
+        reading.read(sentAtNanos, time.ticker().read(), remaining, resetNanos);
       }
     } finally {
       unlock();

@@ -14,14 +14,23 @@ import dev.relent.internal.Nanos;
 final class QuotaReading {
   private static final long NEVER = StartHistory.NEVER;
 
+  /**
+   * How long before a reading's send another start may have been sent and still reach the server
+   * after it (its round trip, up to this): starts sent a few milliseconds apart on a pool of
+   * connections arrive in either order, while a server's time to answer reorders nothing.
+   */
+  static final long REORDER_NANOS = 25_000_000L;
+
   private final StartHistory starts;
   private final Schedule schedule;
   private final boolean tellsWindows;
 
   private long sentAt = NEVER;
+  private long answeredAt = NEVER;
   private long remaining;
   private long resetNanos;
   private long previousSentAt = NEVER;
+  private long previousAnsweredAt = NEVER;
   private long previousRemaining;
   private long previousResetNanos;
 
@@ -44,10 +53,10 @@ final class QuotaReading {
    * Learns the floor from a reading of the attempt sent at {@code sentAtNanos} ({@code remaining}
    * at least 0, {@code resetNanos} above 0): the requests left, less the starts reserved since, are
    * spread from the start the schedule holds next so that the one after them falls at the reset; a
-   * quarter of the new floor goes into the one in force. A window spent at once, or with none left,
-   * spaces the start after the newest again on the schedule.
+   * quarter of the new floor goes into the one in force. A window's requests left may be spent at
+   * once; with none of a window left, no start booked from then on goes before its reset.
    */
-  void read(long sentAtNanos, long remaining, long resetNanos) {
+  void read(long sentAtNanos, long answeredAtNanos, long remaining, long resetNanos) {
     long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
     long newest = starts.newest();
     long span = resetAt - Math.max(sentAtNanos, newest);
@@ -62,8 +71,15 @@ final class QuotaReading {
       window = Math.abs(resetAt - until) <= AdaptivePacer.SECOND;
     }
     long interval;
-    if (left <= 0) {
-      // No start left before the reset: the next one after those reserved goes at the reset.
+    if (left <= 0 && window) {
+      // None of the window left before its reset: the next start after those reserved goes at the
+      // reset. The reading says nothing of the spacing after it, so the floor in force stays: a
+      // floor of the whole span would space every start booked before the reset a span apart.
+      schedule.holdUntil(resetAt);
+      keep(sentAtNanos, answeredAtNanos, remaining, resetNanos);
+      return;
+    } else if (left <= 0) {
+      // A reset that moves on (a bucket's refill): the span until it, a quarter of it going in.
       interval = span;
     } else {
       // The schedule holds the next start one interval (the one it was reserved at) after the
@@ -88,47 +104,62 @@ final class QuotaReading {
     floorNanos = interval;
     until = resetAt;
     if (window) {
-      // Spent at once, or none left until the reset: the next start after the newest comes so.
-      long next = left <= 0 ? span : Math.max(schedule.learnedNanos(), interval);
-      if (next < schedule.lastReservedNanos() || left <= 0) {
-        schedule.respace(next);
-      }
+      // Spent at once: the next start after the newest comes at once too.
+      schedule.respaceTo(Math.max(schedule.learnedNanos(), interval));
     }
-    // The rate the reading allows from its send on; the reading before it, kept for a throttle
-    // of the attempt that carried this one (the executor reports the quota first).
+    keep(sentAtNanos, answeredAtNanos, remaining, resetNanos);
+  }
+
+  /**
+   * Keeps the reading: the rate it allows from its send on, and the reading before it, for a
+   * throttle of the attempt that carried this one (the executor reports the quota first).
+   */
+  private void keep(long sentAtNanos, long answeredAtNanos, long remaining, long resetNanos) {
     rateNanos = schedule.clamp(resetNanos / (remaining + 1));
     if (sentAtNanos != sentAt) {
       previousSentAt = sentAt;
+      previousAnsweredAt = answeredAt;
       previousRemaining = this.remaining;
       previousResetNanos = this.resetNanos;
     }
     sentAt = sentAtNanos;
+    answeredAt = answeredAtNanos;
     this.remaining = remaining;
     this.resetNanos = resetNanos;
   }
 
   /**
    * The reset of the last reading read before the start sent at {@code sentAtNanos} if that reading
-   * still allowed it (this pacer's starts since the reading's send, that one included, no more than
-   * its remaining), else -1. A reading of that start's own answer does not count.
+   * still allowed it, else -1: this pacer's starts that the reading may not have counted, that one
+   * included, were no more than its remaining. Those are the starts after the reading's send and
+   * those sent up to one of its round trips before it, at most {@link #REORDER_NANOS}, which may
+   * have reached the server after it (the reading's own start not counted). A reading of that
+   * start's own answer does not count.
    */
   long resetAllowing(long sentAtNanos) {
     long readAt = sentAt;
+    long roundTrip = answeredAt - sentAt;
     long left = remaining;
     long reset = resetNanos;
     if (readAt == sentAtNanos) {
       // The throttle's own answer carried a quota: the one read before it is what allowed it.
       readAt = previousSentAt;
+      roundTrip = previousAnsweredAt - previousSentAt;
       left = previousRemaining;
       reset = previousResetNanos;
     }
     if (readAt == NEVER
         || sentAtNanos <= readAt
-        || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)
-        || starts.startsBetween(readAt, sentAtNanos) > left) {
+        || sentAtNanos >= Nanos.saturatedAdd(readAt, reset)) {
       return -1;
     }
-    return reset;
+    long reorder = Math.min(roundTrip, REORDER_NANOS);
+    long uncounted =
+        reorder > 0
+            ? starts.startsBetween(readAt > NEVER + reorder ? readAt - reorder : NEVER, sentAtNanos)
+                - 1
+            : starts.startsBetween(readAt, sentAtNanos);
+    return uncounted > left ? -1 : reset;
   }
 
   /** Whether the floor is in force at {@code t}: a reading was read and its reset is later. */

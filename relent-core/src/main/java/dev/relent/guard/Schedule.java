@@ -132,6 +132,14 @@ final class Schedule {
     }
   }
 
+  /**
+   * No start booked from now on goes before {@code untilNanos}: a quota with none left until its
+   * reset. The starts booked before stay where they are.
+   */
+  void holdUntil(long untilNanos) {
+    state.pauseUntil(untilNanos);
+  }
+
   /** The interval of a rate in starts per second, rounded up to the next nanosecond. */
   static long intervalOf(double perSecond) {
     if (!(perSecond > 0)) {

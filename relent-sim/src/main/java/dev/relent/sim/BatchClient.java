@@ -111,17 +111,19 @@ final class BatchClient {
   /**
    * The hint relent-http's {@code ServerHints.read} gives the answer, with the default settings
    * (quota threshold 1 h, so none of these is a quota): {@code Retry-After} only on a 429; the
-   * {@code X-RateLimit-*} family on any status, its epoch reset measured against the answer's
-   * {@code Date} (so a reset rounded up to the second, read against a date rounded down, is up to
-   * two seconds later than the window's); remaining 0 with a reset ahead is a rate limit until the
-   * reset; a bare 429 is {@code rateLimited(0)}. Every hint carries the limit's quota and, with
-   * {@code X-RateLimit-Limit}, its policy without a window.
+   * {@code X-RateLimit-*} family on any status, its epoch reset measured against the batch's clock,
+   * which reads within the answer's {@code Date} second on loopback (so a reset rounded up to the
+   * second is up to a second later than the window's); remaining 0 with a reset ahead is a rate
+   * limit until the reset; a bare 429 is {@code rateLimited(0)}. Every hint carries the limit's
+   * quota and, with {@code X-RateLimit-Limit}, its policy without a window.
    */
   static ServerHint hint(Limiter.Answer a) {
     boolean tooMany = a.status() == 429;
     boolean headers = a.limit() >= 0;
     long resetNanos =
-        headers ? Math.max(0L, (a.resetEpochSeconds() - a.dateEpochSeconds()) * 1_000_000_000L) : 0;
+        headers
+            ? Math.max(0L, (a.resetEpochSeconds() * 1000 - a.servedEpochMillis()) * 1_000_000L)
+            : 0;
     Duration reset = Duration.ofNanos(resetNanos);
     // The tightest limit: the only one, while its reset is ahead.
     boolean tightest = headers && resetNanos > 0;

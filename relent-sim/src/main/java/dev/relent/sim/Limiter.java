@@ -26,7 +26,9 @@ interface Limiter {
    * @param limit {@code X-RateLimit-Limit}, or -1 (then none of the {@code X-RateLimit-*})
    * @param remaining {@code X-RateLimit-Remaining}
    * @param resetEpochSeconds {@code X-RateLimit-Reset}, epoch seconds rounded up
-   * @param dateEpochSeconds the {@code Date} of the answer, epoch seconds rounded down
+   * @param servedEpochMillis the server's wall clock when it decided, in epoch milliseconds: its
+   *     {@code Date} is this rounded down to the second, and on loopback the batch's clock reads
+   *     the same
    */
   record Answer(
       int status,
@@ -34,7 +36,7 @@ interface Limiter {
       long limit,
       long remaining,
       long resetEpochSeconds,
-      long dateEpochSeconds) {
+      long servedEpochMillis) {
     static final Answer OK = new Answer(200, -1, -1, 0, 0, 0);
     static final Answer REFUSED = new Answer(429, -1, -1, 0, 0, 0);
     static final Answer REFUSED_RETRY_AFTER_1 = new Answer(429, 1, -1, 0, 0, 0);
@@ -224,7 +226,7 @@ interface Limiter {
           limit,
           Math.max(0, limit - count),
           Math.floorDiv(reset + 999, 1000),
-          Math.floorDiv(now, 1000));
+          now);
     }
   }
 }

@@ -106,8 +106,7 @@ class LimitersTest {
     long epoch = Limiters.EPOCH_MS + 300;
     Limiter w = new Limiter.HeaderWindow(false, 100, 10_000, epoch);
     Answer first = w.decide(0);
-    assertThat(first)
-        .isEqualTo(new Answer(200, 10, 100, 99, (epoch + 10_000 + 999) / 1000, epoch / 1000));
+    assertThat(first).isEqualTo(new Answer(200, 10, 100, 99, (epoch + 10_000 + 999) / 1000, epoch));
     for (int i = 1; i < 99; i++) {
       w.decide(i * MS);
     }
@@ -137,19 +136,20 @@ class LimitersTest {
   @Test
   void theBatchReadsTheHeadersAsServerHintsDoes() {
     long date = Limiters.EPOCH_MS / 1000;
-    // 200 with requests left: a quota until the reset, measured against the Date, and the policy.
-    ServerHint quota = BatchClient.hint(new Answer(200, 7, 100, 40, date + 8, date));
+    long now = Limiters.EPOCH_MS;
+    // 200 with requests left: a quota until the reset, measured against the clock, and the policy.
+    ServerHint quota = BatchClient.hint(new Answer(200, 7, 100, 40, date + 8, now));
     assertThat(quota.pausesAll()).isFalse();
     assertThat(quota.quotaRemaining()).hasValue(40);
     assertThat(quota.quotaReset()).contains(Duration.ofSeconds(8));
     assertThat(quota.policyQuota()).hasValue(100);
     assertThat(quota.policyWindow()).isEmpty();
     // Retry-After on a 200 is not read; remaining 0 pauses until the reset.
-    ServerHint none = BatchClient.hint(new Answer(200, 3, 10, 0, date + 2, date));
+    ServerHint none = BatchClient.hint(new Answer(200, 3, 10, 0, date + 2, now));
     assertThat(none.pausesAll()).isTrue();
     assertThat(none.waitTime()).isEqualTo(Duration.ofSeconds(2));
     // A 429's Retry-After is the wait, with the quota beside it.
-    ServerHint refused = BatchClient.hint(new Answer(429, 1, 10, 0, date + 2, date));
+    ServerHint refused = BatchClient.hint(new Answer(429, 1, 10, 0, date + 2, now));
     assertThat(refused.waitTime()).isEqualTo(Duration.ofSeconds(1));
     assertThat(refused.source()).isEqualTo("Retry-After: 1");
     assertThat(refused.quotaRemaining()).hasValue(0);
@@ -160,7 +160,10 @@ class LimitersTest {
     assertThat(bare.hasQuota()).isFalse();
     assertThat(BatchClient.hint(Answer.OK)).isNull();
     // A reset already reached says nothing on a 200.
-    assertThat(BatchClient.hint(new Answer(200, 1, 10, 4, date, date))).isNull();
+    assertThat(BatchClient.hint(new Answer(200, 1, 10, 4, date, now))).isNull();
+    // Read against the clock, not the Date's whole second: 300 ms into it, 1.7 s are left.
+    assertThat(BatchClient.hint(new Answer(200, 1, 10, 4, date + 2, now + 300)).quotaReset())
+        .contains(Duration.ofMillis(1700));
   }
 
   @Test
