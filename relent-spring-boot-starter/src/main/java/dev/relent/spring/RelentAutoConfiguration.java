@@ -83,6 +83,7 @@ public class RelentAutoConfiguration {
       resolved.put(e.getKey(), client);
     }
     RelentProperties effective = new RelentProperties();
+    binder.bind("relent.defaults", Bindable.ofInstance(effective.getDefaults()));
     effective.setClients(resolved);
     return effective;
   }

@@ -126,8 +126,6 @@ class RelentAutoConfigurationTest {
         "relent.clients.payments.max-retries: -1 is refused (maxRetries must be >= 0");
     assertRefused("relent.clients.payments.deadline=0s", "relent.clients.payments.deadline: PT0S");
     assertRefused(
-        "relent.clients.payments.backoff.base=60s", "relent.clients.payments.backoff.cap: PT30S");
-    assertRefused(
         "relent.clients.payments.breaker.enabled=true",
         "relent.clients.payments.breaker.open-duration: PT0S",
         "relent.clients.payments.breaker.open-duration=0s");
@@ -139,6 +137,74 @@ class RelentAutoConfigurationTest {
         "relent.clients.payments.base-url=ftp://files.example.com",
         "relent.clients.payments.base-url: ftp://files.example.com is refused (an absolute http or"
             + " https URL is needed");
+  }
+
+  @Test
+  void aConflictOfTwoPropertiesNamesTheOneSetWithItsOwnValue() {
+    assertRefused(
+        "relent.clients.payments.max-server-wait=20s",
+        "relent.clients.payments.max-server-wait: PT20S is refused (it cannot exceed"
+            + " relent.clients.payments.deadline, which is PT10S (set by"
+            + " relent.clients.payments.deadline): a wait past the deadline always fails); lower"
+            + " relent.clients.payments.max-server-wait or raise relent.clients.payments.deadline",
+        "relent.clients.payments.deadline=10s");
+    assertRefused(
+        "relent.clients.payments.max-server-wait=1m",
+        "relent.clients.payments.max-server-wait: PT1M is refused (it cannot exceed"
+            + " relent.clients.payments.deadline, which is PT30S (Relent's default)");
+    assertRefused(
+        "relent.clients.payments.deadline=1s",
+        "relent.clients.payments.deadline: PT1S is refused (it cannot be below"
+            + " relent.clients.payments.max-server-wait, which is PT2S (set by"
+            + " relent.defaults.max-server-wait)",
+        "relent.defaults.max-server-wait=2s");
+    assertRefused(
+        "relent.clients.payments.backoff.base=60s",
+        "relent.clients.payments.backoff.base: PT1M is refused (it cannot exceed"
+            + " relent.clients.payments.backoff.cap, which is PT30S (Relent's default)");
+    assertRefused(
+        "relent.clients.payments.backoff.cap=100ms",
+        "relent.clients.payments.backoff.cap: PT0.1S is refused (it cannot be below"
+            + " relent.clients.payments.backoff.base, which is PT0.5S (Relent's default)");
+  }
+
+  @Test
+  void aCountWindowSetAloneBelowTheDefaultMinimumCallsIsBlamedNotMinimumCalls() {
+    assertRefused(
+        "relent.clients.payments.breaker.count-window=10",
+        "relent.clients.payments.breaker.count-window: 10 is refused (it cannot be below"
+            + " relent.clients.payments.breaker.minimum-calls, which is 20 (Relent's default): the"
+            + " breaker judges its failure rate only once its window holds minimum-calls calls, so"
+            + " it could never open); raise relent.clients.payments.breaker.count-window, or set"
+            + " relent.clients.payments.breaker.minimum-calls to at most 10",
+        "relent.clients.payments.breaker.enabled=true");
+    assertRefused(
+        "relent.clients.payments.breaker.minimum-calls=200",
+        "relent.clients.payments.breaker.minimum-calls: 200 is refused (it cannot exceed"
+            + " relent.clients.payments.breaker.count-window, which is 100 (Relent's default)",
+        "relent.clients.payments.breaker.enabled=true");
+  }
+
+  @Test
+  void aClientWithoutBaseUrlFailsStartUpNamingIt() {
+    runner
+        .withPropertyValues("relent.clients.payments.max-retries=3")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .isInstanceOf(RelentPropertyException.class)
+                  .hasMessage(
+                      "relent.clients.payments.base-url is required: every client needs the"
+                          + " absolute http or https URL its relative paths resolve against, e.g."
+                          + " relent.clients.payments.base-url=https://api.example.com (or"
+                          + " relent.defaults.base-url for every client)");
+            });
+    runner
+        .withPropertyValues(
+            "relent.defaults.base-url=https://api.example.com",
+            "relent.clients.payments.max-retries=3")
+        .run(context -> assertThat(context).hasNotFailed());
   }
 
   @Test
