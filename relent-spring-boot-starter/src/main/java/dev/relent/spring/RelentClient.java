@@ -47,6 +47,7 @@ public final class RelentClient {
   private final URI baseUrl;
   private final RetryPolicy policy;
   private final boolean idempotencyKeys;
+  private final int attemptBodyLimit;
   private final CircuitBreaker breaker;
   private final RetryBudget budget;
   private final Pacer pacer;
@@ -82,6 +83,7 @@ public final class RelentClient {
     Sources sources = new Sources(p, start);
     this.policy = policy(p, sources);
     this.idempotencyKeys = p.isIdempotencyKeys();
+    this.attemptBodyLimit = attemptBodyLimit(p.getAttemptBodyLimit());
     this.breaker = p.getBreaker().isEnabled() ? breaker(p.getBreaker(), sources) : null;
     this.budget = p.getBudget().isEnabled() ? budget(p.getBudget()) : null;
     this.pacer = pacer(p.getPacer());
@@ -191,6 +193,24 @@ public final class RelentClient {
           null);
     }
     return uri;
+  }
+
+  private int attemptBodyLimit(org.springframework.util.unit.DataSize size) {
+    String property = prefix + "attempt-body-limit";
+    if (size == null) {
+      throw new RelentPropertyException(
+          property, null, "give a size such as 1MB, or 0 to read no body in the attempt", null);
+    }
+    long bytes = size.toBytes();
+    // A compile-time constant: reading it loads no Spring Web class into an application without.
+    if (bytes < 0 || bytes > RelentRestInterceptor.MAX_ATTEMPT_BODY_LIMIT) {
+      throw new RelentPropertyException(
+          property,
+          size,
+          "attemptBodyLimit must be between 0 and 1 GiB: " + bytes + " bytes",
+          null);
+    }
+    return (int) bytes;
   }
 
   private RetryPolicy policy(RelentProperties.Client p, Sources sources) {
@@ -450,6 +470,16 @@ public final class RelentClient {
    */
   public boolean idempotencyKeys() {
     return idempotencyKeys;
+  }
+
+  /**
+   * Returns the largest response body a RestClient or RestTemplate of the client reads inside the
+   * attempt ({@code attempt-body-limit}, default 1 MB).
+   *
+   * @return bytes, 0 for none
+   */
+  public int attemptBodyLimit() {
+    return attemptBodyLimit;
   }
 
   /**

@@ -43,6 +43,7 @@ class RelentAutoConfigurationTest {
             "relent.clients.payments.pacer.permits=90",
             "relent.clients.payments.pacer.per=1m",
             "relent.clients.payments.max-concurrent=8",
+            "relent.clients.payments.attempt-body-limit=64KB",
             "relent.clients.payments.scopes.routes=/v1/payments/{id}",
             "relent.clients.search.base-url=http://search.internal")
         .run(
@@ -60,6 +61,7 @@ class RelentAutoConfigurationTest {
               assertThat(policy.maxServerWait()).contains(Duration.ofSeconds(4));
               assertThat(policy.backoff().toString()).contains("100").contains("NONE");
               assertThat(payments.idempotencyKeys()).isTrue();
+              assertThat(payments.attemptBodyLimit()).isEqualTo(64 * 1024);
               assertThat(payments.circuitBreaker())
                   .hasValueSatisfying(
                       b -> assertThat(b.state()).isEqualTo(CircuitBreaker.State.CLOSED));
@@ -78,6 +80,7 @@ class RelentAutoConfigurationTest {
               assertThat(search.pacer()).isEmpty();
               assertThat(search.registry()).isEmpty();
               assertThat(search.idempotencyKeys()).isFalse();
+              assertThat(search.attemptBodyLimit()).isEqualTo(1024 * 1024);
             });
   }
 
@@ -133,6 +136,10 @@ class RelentAutoConfigurationTest {
         "relent.clients.payments.pacer.permits=0", "relent.clients.payments.pacer.permits: 0");
     assertRefused(
         "relent.clients.payments.max-concurrent=0", "relent.clients.payments.max-concurrent: 0");
+    assertRefused(
+        "relent.clients.payments.attempt-body-limit=2GB",
+        "relent.clients.payments.attempt-body-limit: 2147483648B is refused (attemptBodyLimit must"
+            + " be between 0 and 1 GiB");
     assertRefused(
         "relent.clients.payments.base-url=ftp://files.example.com",
         "relent.clients.payments.base-url: ftp://files.example.com is refused (an absolute http or"
