@@ -448,7 +448,7 @@ public final class RelentClient {
   /**
    * Returns the base URL relative paths are resolved against.
    *
-   * @return the URL, empty when {@code base-url} is unset
+   * @return the URL; present for every client, since {@code base-url} is required at start-up
    */
   public Optional<URI> baseUrl() {
     return Optional.ofNullable(baseUrl);
