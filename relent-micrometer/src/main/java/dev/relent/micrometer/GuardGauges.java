@@ -78,12 +78,23 @@ final class GuardGauges {
           "Callers waiting for a concurrency slot");
     }
     if (pacer != null) {
-      gauges.add(
-          "relent.pacer.rate",
-          pacer,
-          GuardGauges::rate,
-          "Starts per second the pacer allows now (an adaptive pacer's learned rate);"
-              + " NaN while an adaptive pacer does not pace yet");
+      if (!pacer.isAdaptive()) {
+        // An adaptive pacer may have no rate (before it learns one, after it drops a bound): a
+        // gauge of it would read NaN, which Prometheus exports as it is. Its interval says it all.
+        gauges.add(
+            "relent.pacer.rate",
+            pacer,
+            GuardGauges::rate,
+            "Starts per second the pacer allows (a fixed-rate pacer's rate)");
+      }
+      gauges.meters.add(
+          TimeGauge.builder(
+                  "relent.pacer.interval", pacer, TimeUnit.NANOSECONDS, GuardGauges::intervalNanos)
+              .description(
+                  "The spacing the pacer keeps between starts now (an adaptive pacer's learned"
+                      + " one); 0 while an adaptive pacer does not pace")
+              .tags(tags)
+              .register(registry));
       gauges.meters.add(
           TimeGauge.builder(
                   "relent.pacer.pause",
@@ -118,10 +129,15 @@ final class GuardGauges {
     }
   }
 
-  /** Starts per second: one over the interval; NaN for the 1 ns of a pacer that does not pace. */
+  /** Starts per second of a fixed-rate pacer: one over its interval. */
   static double rate(Pacer pacer) {
+    return SECOND / pacer.interval().toNanos();
+  }
+
+  /** The interval in nanoseconds; 0 for the 1 ns an adaptive pacer that does not pace reports. */
+  static double intervalNanos(Pacer pacer) {
     long interval = pacer.interval().toNanos();
-    return interval <= 1 ? Double.NaN : SECOND / interval;
+    return interval <= 1 ? 0 : interval;
   }
 
   static String slug(CircuitBreaker.State state) {

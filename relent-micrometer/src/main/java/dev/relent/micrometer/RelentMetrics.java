@@ -61,9 +61,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       budget allows now, and in its window.
  *   <li>{@code relent.concurrency.in.use}, {@code relent.concurrency.limit} and {@code
  *       relent.concurrency.waiting}: slots held, slots in all, callers waiting for one.
- *   <li>{@code relent.pacer.rate}: starts per second the pacer allows now (an adaptive pacer's
- *       learned rate); NaN while an adaptive pacer does not pace yet. {@code relent.pacer.pause}
- *       (time gauge): how long the pacer's pause lasts from now, 0 if not paused.
+ *   <li>{@code relent.pacer.interval} (time gauge): the spacing the pacer keeps between starts now,
+ *       an adaptive pacer's learned one, 0 while an adaptive pacer does not pace. {@code
+ *       relent.pacer.rate}: starts per second, for a fixed-rate pacer only (an adaptive pacer may
+ *       have no rate, and a gauge of none would read NaN; {@code 1 / interval} gives its rate).
+ *       {@code relent.pacer.pause} (time gauge): how long the pacer's pause lasts from now, 0 if
+ *       not paused. No gauge of a live guard reads NaN.
  *   <li>For each scope: {@code relent.scope.pause} (time gauge), how long its pause lasts from now;
  *       {@code relent.scope.pauses} (function counter), how often it was paused.
  *   <li>{@code relent.scopes} and {@code relent.scopes.paused}, tagged {@code name} alone: the

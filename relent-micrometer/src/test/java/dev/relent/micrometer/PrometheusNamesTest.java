@@ -79,6 +79,7 @@ class PrometheusNamesTest {
             "relent_concurrency_in_use gauge",
             "relent_concurrency_limit gauge",
             "relent_concurrency_waiting gauge",
+            "relent_pacer_interval_seconds gauge",
             "relent_pacer_pause_seconds gauge",
             "relent_pacer_rate gauge",
             "relent_pacer_wait_seconds summary",

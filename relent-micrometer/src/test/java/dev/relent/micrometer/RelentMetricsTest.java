@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** What RelentMetrics refuses and why, and how it behaves around binding, async calls and GC. */
@@ -220,7 +221,7 @@ class RelentMetricsTest {
   }
 
   @Test
-  void anAdaptivePacersRateIsNaNUntilItLearnsOne() {
+  void anAdaptivePacersIntervalIsZeroUntilItLearnsOneAndNoGaugeReadsNaN() {
     Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
     RelentMetrics metrics = RelentMetrics.of("api");
     RelentExecutor<String> executor =
@@ -230,15 +231,32 @@ class RelentMetricsTest {
             .onEvent(metrics.listener())
             .build();
     metrics.withGuardsOf(executor).bindTo(registry);
-    assertThat(rate()).isNaN();
+    assertThat(interval()).isZero();
+    assertThat(registry.find("relent.pacer.rate").meters()).isEmpty();
+    assertThat(Meters.of(registry)).noneMatch(line -> line.contains("NaN"));
 
     pacer.observeQuota(0, 10, Duration.ofSeconds(10).toNanos()); // 10 more in the next 10 s
 
-    assertThat(rate()).isEqualTo(1e9 / pacer.interval().toNanos()).isCloseTo(1.0, within(0.01));
+    assertThat(interval()).isEqualTo(pacer.interval().toNanos() / 1e9).isCloseTo(1.0, within(0.01));
   }
 
-  private double rate() {
-    return registry.get("relent.pacer.rate").gauge().value();
+  @Test
+  void aFixedRatePacerHasItsRateAndInterval() {
+    RelentMetrics metrics = RelentMetrics.of("api");
+    RelentExecutor<String> executor =
+        RelentExecutor.<String>builder(RetryPolicy.ofDefaults())
+            .withPacer(Pacer.builder().withRate(4, Duration.ofSeconds(1)).withTime(time).build())
+            .withTime(time)
+            .onEvent(metrics.listener())
+            .build();
+    metrics.withGuardsOf(executor).bindTo(registry);
+
+    assertThat(registry.get("relent.pacer.rate").gauge().value()).isEqualTo(4.0);
+    assertThat(interval()).isEqualTo(0.25);
+  }
+
+  private double interval() {
+    return registry.get("relent.pacer.interval").timeGauge().value(TimeUnit.SECONDS);
   }
 
   @Test

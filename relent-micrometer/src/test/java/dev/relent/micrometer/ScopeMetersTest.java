@@ -119,6 +119,7 @@ class ScopeMetersTest {
             "relent.retry.budget.limit" + a + "} 100",
             "relent.scope.pause" + a + "} 0s",
             "relent.scope.pauses" + a + "} 0",
+            "relent.pacer.interval" + e + "} 0.2s",
             "relent.pacer.pause" + e + "} 0s",
             "relent.pacer.rate" + e + "} 5",
             "relent.scope.pause" + e + "} 5s",

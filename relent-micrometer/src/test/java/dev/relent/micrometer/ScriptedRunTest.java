@@ -147,6 +147,7 @@ class ScriptedRunTest {
             "relent.concurrency.in.use" + own + " 0",
             "relent.concurrency.limit" + own + " 4",
             "relent.concurrency.waiting" + own + " 0",
+            "relent.pacer.interval" + own + " 0.1s",
             "relent.pacer.pause" + own + " 60s",
             "relent.pacer.rate" + own + " 10",
             "relent.pacer.wait{name=api,region=eu} count=4 total=400ms max=100ms",

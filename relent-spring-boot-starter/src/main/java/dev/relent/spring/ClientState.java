@@ -9,6 +9,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.http.Redactor;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,9 +105,20 @@ final class ClientState {
     return out;
   }
 
+  /**
+   * A pacer's state: {@code adaptive}; {@code interval}, the spacing kept between starts, except
+   * while an adaptive pacer does not pace, when it reports 1 ns, which is no spacing at all: then
+   * {@code learning} is true instead.
+   */
   private static Map<String, Object> pacer(Pacer pacer) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("interval", pacer.interval().toString());
+    out.put("adaptive", pacer.isAdaptive());
+    Duration interval = pacer.interval();
+    if (pacer.isAdaptive() && interval.toNanos() <= 1) {
+      out.put("learning", true);
+    } else {
+      out.put("interval", interval.toString());
+    }
     out.put("burst", pacer.burst());
     pacer.pausedUntil().ifPresent(t -> out.put("pausedUntil", t.toString()));
     return out;

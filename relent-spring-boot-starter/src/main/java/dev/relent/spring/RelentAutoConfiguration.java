@@ -5,6 +5,10 @@ import dev.relent.time.TimeSource;
 import io.opentelemetry.api.OpenTelemetry;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -83,6 +87,7 @@ public class RelentAutoConfiguration {
       resolved.put(e.getKey(), client);
     }
     RelentProperties effective = new RelentProperties();
+    binder.bind("relent.defaults", Bindable.ofInstance(effective.getDefaults()));
     effective.setClients(resolved);
     return effective;
   }
@@ -95,7 +100,46 @@ public class RelentAutoConfiguration {
     @ConditionalOnMissingBean
     RelentRestClients relentRestClients(
         RelentClients clients, ObjectProvider<RestClient.Builder> builders) {
-      return new RelentRestClients(clients, () -> builders.getIfAvailable(RestClient::builder));
+      return new RelentRestClients(clients, new BootBuilders(builders));
+    }
+  }
+
+  /**
+   * Spring Boot's {@code RestClient.Builder} when there is one, else {@code RestClient.builder()};
+   * which of the two is said once, when the first RestClient is built (an application that builds
+   * none, a WebFlux one, hears nothing). Boot makes the bean with spring-boot-restclient, which the
+   * starter depends on, in a servlet or non-web application, never in a reactive one.
+   */
+  static final class BootBuilders implements Supplier<RestClient.Builder> {
+    private static final Logger LOG = LoggerFactory.getLogger("dev.relent.spring");
+
+    private final ObjectProvider<RestClient.Builder> builders;
+    private final AtomicBoolean told = new AtomicBoolean();
+
+    BootBuilders(ObjectProvider<RestClient.Builder> builders) {
+      this.builders = builders;
+    }
+
+    @Override
+    public RestClient.Builder get() {
+      RestClient.Builder boot = builders.getIfAvailable();
+      if (told.compareAndSet(false, true)) {
+        if (boot != null) {
+          LOG.info(
+              "Relent RestClients are built from Spring Boot's RestClient.Builder (its message"
+                  + " converters, RestClientCustomizers and http.client.requests observations)");
+        } else {
+          LOG.warn(
+              "Relent RestClients are built from RestClient.builder(): there is no"
+                  + " RestClient.Builder bean, so they get no http.client.requests observations"
+                  + " and no RestClientCustomizer. Spring Boot 4 makes one with"
+                  + " spring-boot-restclient (org.springframework.boot:"
+                  + "spring-boot-starter-restclient), in a servlet or non-web application; a"
+                  + " reactive one gets none: declare a RestClient.Builder bean, or use"
+                  + " relent.customizer(name) on a builder of your own");
+        }
+      }
+      return boot != null ? boot : RestClient.builder();
     }
   }
 

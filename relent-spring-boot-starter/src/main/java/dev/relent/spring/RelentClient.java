@@ -13,8 +13,10 @@ import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.time.TimeSource;
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -27,11 +29,25 @@ import java.util.function.Supplier;
  * <p>Immutable and thread-safe; the guards it holds are thread-safe.
  */
 public final class RelentClient {
+  /** Relent's own defaults, what a setting no property gave keeps. */
+  private static final RelentProperties.Client BUILT_IN = new RelentProperties.Client();
+
+  /** The settings whose values a refusal of two together reads, by key. */
+  private static final Map<String, Function<RelentProperties.Client, Object>> PAIRED =
+      Map.of(
+          "deadline", RelentProperties.Client::getDeadline,
+          "max-server-wait", RelentProperties.Client::getMaxServerWait,
+          "backoff.base", c -> c.getBackoff().getBase(),
+          "backoff.cap", c -> c.getBackoff().getCap(),
+          "breaker.count-window", c -> c.getBreaker().getCountWindow(),
+          "breaker.minimum-calls", c -> c.getBreaker().getMinimumCalls());
+
   private final String name;
   private final String prefix;
   private final URI baseUrl;
   private final RetryPolicy policy;
   private final boolean idempotencyKeys;
+  private final int attemptBodyLimit;
   private final CircuitBreaker breaker;
   private final RetryBudget budget;
   private final Pacer pacer;
@@ -46,16 +62,29 @@ public final class RelentClient {
       String name,
       String prefix,
       RelentProperties.Client p,
+      RelentProperties.Client start,
       TimeSource time,
       List<RelentClientCustomizer> customizers) {
     this.name = name;
     this.prefix = prefix;
     this.time = time;
     this.customizers = List.copyOf(customizers);
+    if (p.getBaseUrl() == null && start != null) {
+      throw new RelentPropertyException(
+          prefix + "base-url",
+          null,
+          "every client needs the absolute http or https URL its relative paths resolve against,"
+              + " e.g. "
+              + prefix
+              + "base-url=https://api.example.com (or relent.defaults.base-url for every client)",
+          null);
+    }
     this.baseUrl = p.getBaseUrl() == null ? null : baseUrl(p.getBaseUrl());
-    this.policy = policy(p);
+    Sources sources = new Sources(p, start);
+    this.policy = policy(p, sources);
     this.idempotencyKeys = p.isIdempotencyKeys();
-    this.breaker = p.getBreaker().isEnabled() ? breaker(p.getBreaker()) : null;
+    this.attemptBodyLimit = attemptBodyLimit(p.getAttemptBodyLimit());
+    this.breaker = p.getBreaker().isEnabled() ? breaker(p.getBreaker(), sources) : null;
     this.budget = p.getBudget().isEnabled() ? budget(p.getBudget()) : null;
     this.pacer = pacer(p.getPacer());
     this.concurrencyLimit =
@@ -104,6 +133,19 @@ public final class RelentClient {
       RelentProperties.Client properties,
       TimeSource time,
       List<RelentClientCustomizer> customizers) {
+    return of(name, properties, BUILT_IN, time, customizers);
+  }
+
+  /**
+   * The same for a client whose properties were bound over {@code start} ({@code relent.defaults}),
+   * so that a refusal of two settings together can tell which property gave each.
+   */
+  static RelentClient of(
+      String name,
+      RelentProperties.Client properties,
+      RelentProperties.Client start,
+      TimeSource time,
+      List<RelentClientCustomizer> customizers) {
     Objects.requireNonNull(name, "name cannot be null");
     Objects.requireNonNull(properties, "properties cannot be null");
     Objects.requireNonNull(time, "time cannot be null");
@@ -112,14 +154,16 @@ public final class RelentClient {
       throw new RelentPropertyException(
           "relent.clients", "\"" + name + "\"", "a client's name cannot be blank", null);
     }
-    return new RelentClient(name, "relent.clients." + name + ".", properties, time, customizers);
+    Objects.requireNonNull(start, "start cannot be null");
+    return new RelentClient(
+        name, "relent.clients." + name + ".", properties, start, time, customizers);
   }
 
   /**
    * Checks the settings every client starts from, naming {@code relent.defaults.*} in a refusal.
    */
   static void checkDefaults(RelentProperties.Client defaults, TimeSource time) {
-    new RelentClient("defaults", "relent.defaults.", defaults, time, List.of());
+    new RelentClient("defaults", "relent.defaults.", defaults, null, time, List.of());
   }
 
   private URI baseUrl(String value) {
@@ -151,13 +195,37 @@ public final class RelentClient {
     return uri;
   }
 
-  private RetryPolicy policy(RelentProperties.Client p) {
+  private int attemptBodyLimit(org.springframework.util.unit.DataSize size) {
+    String property = prefix + "attempt-body-limit";
+    if (size == null) {
+      throw new RelentPropertyException(
+          property, null, "give a size such as 1MB, or 0 to read no body in the attempt", null);
+    }
+    long bytes = size.toBytes();
+    // A compile-time constant: reading it loads no Spring Web class into an application without.
+    if (bytes < 0 || bytes > RelentRestInterceptor.MAX_ATTEMPT_BODY_LIMIT) {
+      throw new RelentPropertyException(
+          property,
+          size,
+          "attemptBodyLimit must be between 0 and 1 GiB: " + bytes + " bytes",
+          null);
+    }
+    return (int) bytes;
+  }
+
+  private RetryPolicy policy(RelentProperties.Client p, Sources sources) {
     RelentProperties.Backoff bp = p.getBackoff();
     Backoff.Builder bb = Backoff.builder();
     check("backoff.base", bp.getBase(), () -> bb.withBase(bp.getBase()));
     check("backoff.cap", bp.getCap(), () -> bb.withCap(bp.getCap()));
     check("backoff.jitter", bp.getJitter(), () -> bb.withJitter(bp.getJitter()));
-    Backoff backoff = check("backoff.cap", bp.getCap(), bb::build);
+    Backoff backoff =
+        atMost(
+            sources,
+            "backoff.base",
+            "backoff.cap",
+            "the cap is the longest wait between attempts, the base the first",
+            bb::build);
     RetryPolicy.Builder b = RetryPolicy.builder().withBackoff(backoff);
     check("max-retries", p.getMaxRetries(), () -> b.withMaxRetries(p.getMaxRetries()));
     check("deadline", p.getDeadline(), () -> b.withDeadline(p.getDeadline()));
@@ -169,11 +237,11 @@ public final class RelentClient {
       check(
           "max-server-wait", p.getMaxServerWait(), () -> b.withMaxServerWait(p.getMaxServerWait()));
     }
-    return check(
-        p.getMaxServerWait() != null ? "max-server-wait" : "deadline", p.getDeadline(), b::build);
+    return atMost(
+        sources, "max-server-wait", "deadline", "a wait past the deadline always fails", b::build);
   }
 
-  private CircuitBreaker breaker(RelentProperties.Breaker p) {
+  private CircuitBreaker breaker(RelentProperties.Breaker p, Sources sources) {
     CircuitBreaker.Builder b = CircuitBreaker.builder().withTime(time);
     check(
         "breaker.failure-rate-threshold",
@@ -192,7 +260,13 @@ public final class RelentClient {
         "breaker.half-open-probes",
         p.getHalfOpenProbes(),
         () -> b.withHalfOpenProbes(p.getHalfOpenProbes()));
-    return check("breaker.minimum-calls", p.getMinimumCalls(), b::build);
+    return atMost(
+        sources,
+        "breaker.minimum-calls",
+        "breaker.count-window",
+        "the breaker judges its failure rate only once its window holds minimum-calls calls, so it"
+            + " could never open",
+        b::build);
   }
 
   private RetryBudget budget(RelentProperties.Budget p) {
@@ -227,6 +301,96 @@ public final class RelentClient {
     } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
       throw new RelentPropertyException(
           prefix + property, value, String.valueOf(e.getMessage()), e);
+    }
+  }
+
+  /**
+   * Runs a builder's {@code build()}, whose only refusal ({@code IllegalStateException}) is of
+   * {@code low} above {@code high}, and turns it into an error naming the property of the two that
+   * was set most specifically, with its own value: a client's own key before {@code
+   * relent.defaults}, and that before Relent's default; {@code low} when they tie. The other is
+   * named with its value and where that came from, so that a user who set one of them alone is
+   * never told about the one they did not set.
+   */
+  private <T> T atMost(Sources sources, String low, String high, String why, Supplier<T> build) {
+    try {
+      return build.get();
+    } catch (IllegalStateException e) {
+      Object lowValue = sources.value(low);
+      Object highValue = sources.value(high);
+      if (sources.rank(high) > sources.rank(low)) {
+        throw new RelentPropertyException(
+            prefix + high,
+            highValue,
+            "it cannot be below "
+                + prefix
+                + low
+                + ", which is "
+                + lowValue
+                + " ("
+                + sources.origin(prefix, low)
+                + "): "
+                + why,
+            "raise " + prefix + high + ", or set " + prefix + low + " to at most " + highValue,
+            e);
+      }
+      throw new RelentPropertyException(
+          prefix + low,
+          lowValue,
+          "it cannot exceed "
+              + prefix
+              + high
+              + ", which is "
+              + highValue
+              + " ("
+              + sources.origin(prefix, high)
+              + "): "
+              + why,
+          "lower " + prefix + low + " or raise " + prefix + high,
+          e);
+    }
+  }
+
+  /**
+   * Where each setting of a client being built came from, told by its value: the client's own key
+   * when it differs from what the client started from ({@code relent.defaults}), {@code
+   * relent.defaults} when that differs from Relent's default, else Relent's default. A key set to
+   * the value it would have had anyway counts as not set, which a message may say without being
+   * wrong. Used while the client is built, then dropped.
+   */
+  private static final class Sources {
+    private final RelentProperties.Client properties;
+    private final RelentProperties.Client start;
+
+    /** {@code start} null: the properties are {@code relent.defaults} themselves. */
+    Sources(RelentProperties.Client properties, RelentProperties.Client start) {
+      this.properties = properties;
+      this.start = start;
+    }
+
+    Object value(String key) {
+      return PAIRED.get(key).apply(properties);
+    }
+
+    /** 2 the client's own key, 1 {@code relent.defaults}, 0 Relent's default. */
+    int rank(String key) {
+      Function<RelentProperties.Client, Object> get = PAIRED.get(key);
+      Object value = get.apply(properties);
+      if (!Objects.equals(value, get.apply(start == null ? BUILT_IN : start))) {
+        return 2;
+      }
+      return start != null && !Objects.equals(value, get.apply(BUILT_IN)) ? 1 : 0;
+    }
+
+    String origin(String prefix, String key) {
+      switch (rank(key)) {
+        case 2:
+          return "set by " + prefix + key;
+        case 1:
+          return "set by relent.defaults." + key;
+        default:
+          return "Relent's default";
+      }
     }
   }
 
@@ -284,7 +448,7 @@ public final class RelentClient {
   /**
    * Returns the base URL relative paths are resolved against.
    *
-   * @return the URL, empty when {@code base-url} is unset
+   * @return the URL; present for every client, since {@code base-url} is required at start-up
    */
   public Optional<URI> baseUrl() {
     return Optional.ofNullable(baseUrl);
@@ -306,6 +470,16 @@ public final class RelentClient {
    */
   public boolean idempotencyKeys() {
     return idempotencyKeys;
+  }
+
+  /**
+   * Returns the largest response body a RestClient or RestTemplate of the client reads inside the
+   * attempt ({@code attempt-body-limit}, default 1 MB).
+   *
+   * @return bytes, 0 for none
+   */
+  public int attemptBodyLimit() {
+    return attemptBodyLimit;
   }
 
   /**

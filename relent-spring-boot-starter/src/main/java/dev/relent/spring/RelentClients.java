@@ -21,7 +21,8 @@ public final class RelentClients {
   /**
    * Builds every client of the properties.
    *
-   * @param properties the bound {@code relent.*} properties
+   * @param properties the bound {@code relent.*} properties: each client's settings, and the
+   *     defaults they started from (a refusal of two settings together says which gave each)
    * @param time the time source of every client
    * @param customizers what every adapter of every client gets after its properties
    * @throws RelentPropertyException if a property is refused, naming it
@@ -33,7 +34,10 @@ public final class RelentClients {
     Map<String, RelentClient> built = new LinkedHashMap<>();
     properties
         .getClients()
-        .forEach((name, p) -> built.put(name, RelentClient.of(name, p, time, customizers)));
+        .forEach(
+            (name, p) ->
+                built.put(
+                    name, RelentClient.of(name, p, properties.getDefaults(), time, customizers)));
     this.clients = Collections.unmodifiableMap(built);
   }
 

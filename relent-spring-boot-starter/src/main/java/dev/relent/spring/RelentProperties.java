@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code relent.*} properties: one entry under {@code relent.clients} per named client, each
@@ -94,6 +95,15 @@ public class RelentProperties {
      * deduplicate by key.
      */
     private boolean idempotencyKeys = false;
+
+    /**
+     * The largest response body a RestClient or RestTemplate reads inside the attempt for an
+     * idempotent or keyed request, so that the attempt timeout covers it and a body that stalls or
+     * breaks off is retried; a larger one (by Content-Length, or past this many bytes) streams to
+     * the caller after the attempt, where only the request factory's read timeout bounds it and a
+     * failure is not retried. 0 reads no body inside the attempt. At most 1GB.
+     */
+    private DataSize attemptBodyLimit = DataSize.ofMegabytes(1);
 
     /** How long to wait between attempts. */
     private final Backoff backoff = new Backoff();
@@ -222,6 +232,24 @@ public class RelentProperties {
      */
     public void setIdempotencyKeys(boolean idempotencyKeys) {
       this.idempotencyKeys = idempotencyKeys;
+    }
+
+    /**
+     * Returns the largest body read inside the attempt.
+     *
+     * @return the size
+     */
+    public DataSize getAttemptBodyLimit() {
+      return attemptBodyLimit;
+    }
+
+    /**
+     * Sets the largest body read inside the attempt.
+     *
+     * @param attemptBodyLimit the size; 0 for none
+     */
+    public void setAttemptBodyLimit(DataSize attemptBodyLimit) {
+      this.attemptBodyLimit = attemptBodyLimit;
     }
 
     /**

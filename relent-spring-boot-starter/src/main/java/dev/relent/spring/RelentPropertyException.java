@@ -24,22 +24,22 @@ public final class RelentPropertyException extends IllegalArgumentException {
    * @throws NullPointerException if {@code property} or {@code reason} is null
    */
   public RelentPropertyException(String property, Object value, String reason, Throwable cause) {
-    super(message(property, value, reason), cause);
+    this(property, value, reason, "fix the property, or remove it for the default", cause);
+  }
+
+  /** The same with what to do instead of "fix the property", for a value refused for another's. */
+  RelentPropertyException(
+      String property, Object value, String reason, String fix, Throwable cause) {
+    super(message(property, value, reason, fix), cause);
     this.property = property;
   }
 
-  private static String message(String property, Object value, String reason) {
+  private static String message(String property, Object value, String reason, String fix) {
     Objects.requireNonNull(property, "property cannot be null");
     Objects.requireNonNull(reason, "reason cannot be null");
     return value == null
         ? property + " is required: " + reason
-        : property
-            + ": "
-            + value
-            + " is refused ("
-            + reason
-            + "); fix the property, or remove it"
-            + " for the default";
+        : property + ": " + value + " is refused (" + reason + "); " + fix;
   }
 
   /**

@@ -49,7 +49,12 @@ public final class RelentRestClients {
     this.clients = Objects.requireNonNull(clients, "clients cannot be null");
     this.builders = Objects.requireNonNull(builders, "builders cannot be null");
     this.interceptors =
-        new PerClient<>(clients, c -> c.configure(RelentRestInterceptor.builder()).build());
+        new PerClient<>(
+            clients,
+            c ->
+                c.configure(
+                        RelentRestInterceptor.builder().withAttemptBodyLimit(c.attemptBodyLimit()))
+                    .build());
     this.factories = new PerClient<>(clients, RelentRestClients::requestFactory);
   }
 

@@ -18,6 +18,7 @@ import dev.relent.http.adapter.ResponseAccess;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -72,6 +73,16 @@ import org.springframework.http.client.support.HttpRequestWrapper;
  * retry support is not used: the JDK client underneath retries nothing but what the JDK does inside
  * one attempt (see {@code docs/http.md}).
  *
+ * <p><b>The body is part of the attempt</b> for a request that may be re-sent (an idempotent
+ * method, or one with a key): {@code RestClient} reads a body after the interceptor returned, so
+ * the interceptor reads it first, inside the attempt, up to {@link
+ * Builder#withAttemptBodyLimit(int)} (default <b>1 MiB</b>). A body that stalls past the attempt's
+ * limit or breaks off then fails the attempt, which the table retries, instead of failing the
+ * caller's read of a call counted a success. A body larger than the limit (by {@code
+ * Content-Length}, or once the limit is read) streams to the caller after the attempt, as every
+ * body of a write without a key does: the attempt covered its headers (and the bytes read), the
+ * request factory's read timeout the rest, and a failure there is the caller's, not retried.
+ *
  * <p>Thread-safe: build one per downstream and share it.
  */
 public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
@@ -82,8 +93,17 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
   /** The request attribute a call's {@link CallOptions} may be given in. */
   public static final String OPTIONS_ATTRIBUTE = "dev.relent.spring.callOptions";
 
-  private RelentRestInterceptor(HttpCallLoop<ClientHttpResponse> loop) {
+  /** The default of {@link Builder#withAttemptBodyLimit(int)}: 1 MiB. */
+  public static final int DEFAULT_ATTEMPT_BODY_LIMIT = 1 << 20;
+
+  /** The largest {@link Builder#withAttemptBodyLimit(int)}: 1 GiB. */
+  public static final int MAX_ATTEMPT_BODY_LIMIT = 1 << 30;
+
+  private final int attemptBodyLimit;
+
+  private RelentRestInterceptor(HttpCallLoop<ClientHttpResponse> loop, int attemptBodyLimit) {
     super(loop);
+    this.attemptBodyLimit = attemptBodyLimit;
   }
 
   /**
@@ -200,39 +220,75 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
                 }
               },
               body);
-      return new Tracked(response, call, null);
+      if (!bodyInAttempt(response)) {
+        return new Tracked(response, call, null, false);
+      }
+      try {
+        byte[] head = response.getBody().readNBytes(attemptBodyLimit + 1);
+        if (head.length <= attemptBodyLimit) {
+          // The whole body: keep it, and give the connection back now.
+          Tracked whole = new Tracked(response, call, head, true);
+          response.close();
+          return whole;
+        }
+        return new Tracked(response, call, head, false);
+      } catch (IOException | RuntimeException e) {
+        response.close();
+        throw e;
+      }
+    }
+
+    /**
+     * Whether the body is read inside the attempt: for a call that may be re-sent, up to the limit;
+     * a body whose length says it is larger streams after the attempt, unread.
+     */
+    private boolean bodyInAttempt(ClientHttpResponse response) {
+      if (attemptBodyLimit == 0 || !Idempotency.isSafeToResend(call.method(), call.key() != null)) {
+        return false;
+      }
+      long length = response.getHeaders().getContentLength();
+      return length <= attemptBodyLimit; // -1: unknown, read up to the limit
     }
 
     @Override
     public ClientHttpResponse buffer(ClientHttpResponse response) throws IOException {
       Tracked tracked = (Tracked) response;
+      if (tracked.whole) {
+        return tracked;
+      }
       try (ClientHttpResponse open = tracked.delegate) {
-        InputStream in = open.getBody();
+        InputStream in = tracked.getBody();
         byte[] copy = in.readNBytes(loop().maxBufferedBody());
-        return new Tracked(open, call, copy);
+        return new Tracked(open, call, copy, true);
       }
     }
   }
 
   /**
    * A response with the call it answered, and its status read once (reading it may throw, and the
-   * table must not); a buffered one keeps its body and no connection.
+   * table must not). Its body is the delegate's as it is ({@code head} null), or the bytes read
+   * ahead followed by the rest of the delegate's, or ({@code whole}) the bytes read, which were all
+   * of it or all that is kept: a whole one holds no connection.
    */
   private static final class Tracked implements ClientHttpResponse {
     final ClientHttpResponse delegate;
     final HttpCall call;
     final int status;
+    final boolean whole;
     private final HttpStatusCode statusCode;
     private final String statusText;
-    private final byte[] buffered;
+    private final byte[] head;
+    private InputStream body;
 
-    Tracked(ClientHttpResponse delegate, HttpCall call, byte[] buffered) throws IOException {
+    Tracked(ClientHttpResponse delegate, HttpCall call, byte[] head, boolean whole)
+        throws IOException {
       this.delegate = delegate;
       this.call = call;
       this.statusCode = delegate.getStatusCode();
       this.status = statusCode.value();
-      this.statusText = buffered == null ? null : delegate.getStatusText();
-      this.buffered = buffered;
+      this.statusText = whole ? delegate.getStatusText() : null;
+      this.head = head;
+      this.whole = whole;
     }
 
     @Override
@@ -242,7 +298,7 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
 
     @Override
     public String getStatusText() throws IOException {
-      return buffered == null ? delegate.getStatusText() : statusText;
+      return whole ? statusText : delegate.getStatusText();
     }
 
     @Override
@@ -252,12 +308,19 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
 
     @Override
     public InputStream getBody() throws IOException {
-      return buffered == null ? delegate.getBody() : new ByteArrayInputStream(buffered);
+      if (head == null) {
+        return delegate.getBody();
+      }
+      if (body == null) {
+        InputStream read = new ByteArrayInputStream(head);
+        body = whole ? read : new SequenceInputStream(read, delegate.getBody());
+      }
+      return body;
     }
 
     @Override
     public void close() {
-      if (buffered == null) {
+      if (!whole) {
         delegate.close();
       }
     }
@@ -303,7 +366,28 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
    * HttpAdapterBuilder}). Mutable and not thread-safe.
    */
   public static final class Builder extends HttpAdapterBuilder<ClientHttpResponse, Builder> {
+    private int attemptBodyLimit = DEFAULT_ATTEMPT_BODY_LIMIT;
+
     Builder() {}
+
+    /**
+     * Sets the largest response body read inside the attempt for a request that may be re-sent (an
+     * idempotent method, or one with a key), so that the attempt's time limit covers it and a body
+     * that stalls or breaks off is retried; a larger one streams to the caller after the attempt.
+     * Default {@link #DEFAULT_ATTEMPT_BODY_LIMIT 1 MiB}.
+     *
+     * @param bytes at most {@link #MAX_ATTEMPT_BODY_LIMIT 1 GiB}; 0 reads no body in the attempt
+     * @return this builder
+     * @throws IllegalArgumentException if {@code bytes} is negative or above 1 GiB
+     */
+    public Builder withAttemptBodyLimit(int bytes) {
+      if (bytes < 0 || bytes > MAX_ATTEMPT_BODY_LIMIT) {
+        throw new IllegalArgumentException(
+            "attemptBodyLimit must be between 0 and 1 GiB: " + bytes + " bytes");
+      }
+      this.attemptBodyLimit = bytes;
+      return this;
+    }
 
     /**
      * Builds the interceptor.
@@ -311,7 +395,7 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
      * @return a new interceptor
      */
     public RelentRestInterceptor build() {
-      return new RelentRestInterceptor(buildLoop(Access.INSTANCE));
+      return new RelentRestInterceptor(buildLoop(Access.INSTANCE), attemptBodyLimit);
     }
   }
 }

@@ -43,6 +43,7 @@ class RelentAutoConfigurationTest {
             "relent.clients.payments.pacer.permits=90",
             "relent.clients.payments.pacer.per=1m",
             "relent.clients.payments.max-concurrent=8",
+            "relent.clients.payments.attempt-body-limit=64KB",
             "relent.clients.payments.scopes.routes=/v1/payments/{id}",
             "relent.clients.search.base-url=http://search.internal")
         .run(
@@ -60,6 +61,7 @@ class RelentAutoConfigurationTest {
               assertThat(policy.maxServerWait()).contains(Duration.ofSeconds(4));
               assertThat(policy.backoff().toString()).contains("100").contains("NONE");
               assertThat(payments.idempotencyKeys()).isTrue();
+              assertThat(payments.attemptBodyLimit()).isEqualTo(64 * 1024);
               assertThat(payments.circuitBreaker())
                   .hasValueSatisfying(
                       b -> assertThat(b.state()).isEqualTo(CircuitBreaker.State.CLOSED));
@@ -78,6 +80,7 @@ class RelentAutoConfigurationTest {
               assertThat(search.pacer()).isEmpty();
               assertThat(search.registry()).isEmpty();
               assertThat(search.idempotencyKeys()).isFalse();
+              assertThat(search.attemptBodyLimit()).isEqualTo(1024 * 1024);
             });
   }
 
@@ -126,8 +129,6 @@ class RelentAutoConfigurationTest {
         "relent.clients.payments.max-retries: -1 is refused (maxRetries must be >= 0");
     assertRefused("relent.clients.payments.deadline=0s", "relent.clients.payments.deadline: PT0S");
     assertRefused(
-        "relent.clients.payments.backoff.base=60s", "relent.clients.payments.backoff.cap: PT30S");
-    assertRefused(
         "relent.clients.payments.breaker.enabled=true",
         "relent.clients.payments.breaker.open-duration: PT0S",
         "relent.clients.payments.breaker.open-duration=0s");
@@ -136,9 +137,81 @@ class RelentAutoConfigurationTest {
     assertRefused(
         "relent.clients.payments.max-concurrent=0", "relent.clients.payments.max-concurrent: 0");
     assertRefused(
+        "relent.clients.payments.attempt-body-limit=2GB",
+        "relent.clients.payments.attempt-body-limit: 2147483648B is refused (attemptBodyLimit must"
+            + " be between 0 and 1 GiB");
+    assertRefused(
         "relent.clients.payments.base-url=ftp://files.example.com",
         "relent.clients.payments.base-url: ftp://files.example.com is refused (an absolute http or"
             + " https URL is needed");
+  }
+
+  @Test
+  void aConflictOfTwoPropertiesNamesTheOneSetWithItsOwnValue() {
+    assertRefused(
+        "relent.clients.payments.max-server-wait=20s",
+        "relent.clients.payments.max-server-wait: PT20S is refused (it cannot exceed"
+            + " relent.clients.payments.deadline, which is PT10S (set by"
+            + " relent.clients.payments.deadline): a wait past the deadline always fails); lower"
+            + " relent.clients.payments.max-server-wait or raise relent.clients.payments.deadline",
+        "relent.clients.payments.deadline=10s");
+    assertRefused(
+        "relent.clients.payments.max-server-wait=1m",
+        "relent.clients.payments.max-server-wait: PT1M is refused (it cannot exceed"
+            + " relent.clients.payments.deadline, which is PT30S (Relent's default)");
+    assertRefused(
+        "relent.clients.payments.deadline=1s",
+        "relent.clients.payments.deadline: PT1S is refused (it cannot be below"
+            + " relent.clients.payments.max-server-wait, which is PT2S (set by"
+            + " relent.defaults.max-server-wait)",
+        "relent.defaults.max-server-wait=2s");
+    assertRefused(
+        "relent.clients.payments.backoff.base=60s",
+        "relent.clients.payments.backoff.base: PT1M is refused (it cannot exceed"
+            + " relent.clients.payments.backoff.cap, which is PT30S (Relent's default)");
+    assertRefused(
+        "relent.clients.payments.backoff.cap=100ms",
+        "relent.clients.payments.backoff.cap: PT0.1S is refused (it cannot be below"
+            + " relent.clients.payments.backoff.base, which is PT0.5S (Relent's default)");
+  }
+
+  @Test
+  void aCountWindowSetAloneBelowTheDefaultMinimumCallsIsBlamedNotMinimumCalls() {
+    assertRefused(
+        "relent.clients.payments.breaker.count-window=10",
+        "relent.clients.payments.breaker.count-window: 10 is refused (it cannot be below"
+            + " relent.clients.payments.breaker.minimum-calls, which is 20 (Relent's default): the"
+            + " breaker judges its failure rate only once its window holds minimum-calls calls, so"
+            + " it could never open); raise relent.clients.payments.breaker.count-window, or set"
+            + " relent.clients.payments.breaker.minimum-calls to at most 10",
+        "relent.clients.payments.breaker.enabled=true");
+    assertRefused(
+        "relent.clients.payments.breaker.minimum-calls=200",
+        "relent.clients.payments.breaker.minimum-calls: 200 is refused (it cannot exceed"
+            + " relent.clients.payments.breaker.count-window, which is 100 (Relent's default)",
+        "relent.clients.payments.breaker.enabled=true");
+  }
+
+  @Test
+  void aClientWithoutBaseUrlFailsStartUpNamingIt() {
+    runner
+        .withPropertyValues("relent.clients.payments.max-retries=3")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(rootCause(context.getStartupFailure()))
+                  .isInstanceOf(RelentPropertyException.class)
+                  .hasMessage(
+                      "relent.clients.payments.base-url is required: every client needs the"
+                          + " absolute http or https URL its relative paths resolve against, e.g."
+                          + " relent.clients.payments.base-url=https://api.example.com (or"
+                          + " relent.defaults.base-url for every client)");
+            });
+    runner
+        .withPropertyValues(
+            "relent.defaults.base-url=https://api.example.com",
+            "relent.clients.payments.max-retries=3")
+        .run(context -> assertThat(context).hasNotFailed());
   }
 
   @Test
