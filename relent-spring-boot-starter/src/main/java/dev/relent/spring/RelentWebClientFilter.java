@@ -167,11 +167,15 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
         .defaultIfEmpty(new byte[0])
         .map(
             copy ->
+                // The transforming body(...) replaces the body it is given, already read, without
+                // subscribing to it; body(Flux) would release it, and a body read once fails that.
                 response
                     .mutate()
                     .body(
-                        Flux.defer(
-                            () -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(copy))))
+                        read ->
+                            Flux.defer(
+                                () ->
+                                    Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(copy))))
                     .build());
   }
 
