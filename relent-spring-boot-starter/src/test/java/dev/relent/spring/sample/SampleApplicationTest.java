@@ -41,6 +41,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -201,7 +202,8 @@ class SampleApplicationTest {
   void theHealthGoesDownWhenABreakerOpensAndTheEndpointShowsWhy() throws Exception {
     for (int i = 0; i < 2; i++) {
       assertThatThrownBy(() -> fragile.get().uri("/v1/broken").retrieve().body(String.class))
-          .isInstanceOf(RelentException.class)
+          .isInstanceOf(RestClientException.class)
+          .hasCauseInstanceOf(RelentException.class)
           .hasMessageContaining("HTTP 500");
     }
 
