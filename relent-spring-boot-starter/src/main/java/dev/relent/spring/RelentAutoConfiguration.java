@@ -190,17 +190,23 @@ public class RelentAutoConfiguration {
   /**
    * The health contributor, with the actuator's health support; the switch is read in a nested
    * class, which is not parsed when spring-boot-health is missing (its condition class with it).
+   * Both keys are described in additional-spring-configuration-metadata.json.
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
   static class HealthContributor {
+    /** Whether the contributor's status is the worst client's; by default it is UP. */
+    static final String AFFECTS_STATUS = "management.health.relent.affects-status";
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnEnabledHealthIndicator("relent")
     static class Enabled {
       @Bean
       @ConditionalOnMissingBean
-      RelentHealthIndicator relentHealthIndicator(RelentClients clients) {
-        return new RelentHealthIndicator(clients);
+      RelentHealthIndicator relentHealthIndicator(RelentClients clients, Environment environment) {
+        boolean affectsStatus =
+            Binder.get(environment).bind(AFFECTS_STATUS, Boolean.class).orElse(false);
+        return new RelentHealthIndicator(clients, affectsStatus);
       }
     }
   }

@@ -30,6 +30,7 @@ import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.http.client.support.HttpRequestWrapper;
+import org.springframework.web.client.RestClientException;
 
 /**
  * Relent's HTTP behaviour as a Spring {@link ClientHttpRequestInterceptor}, for {@code RestClient}
@@ -50,11 +51,14 @@ import org.springframework.http.client.support.HttpRequestWrapper;
  * of a named client.
  *
  * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is, and
- * {@code RestClient} treats it as usual. When the executor gives up, its {@link RelentException}
- * (unchecked) comes out of {@code retrieve()} as it is. A write without {@code Idempotency-Key}
- * that may have reached the server ({@link NotRetriedWriteException}) and a network fault the table
- * does not retry ({@link HttpFaultException}) are {@code IOException}s, which {@code RestClient}
- * and {@code RestTemplate} wrap in a {@code ResourceAccessException} whose cause they are. {@link
+ * {@code RestClient} treats it as usual. Every give-up is a {@link RestClientException}, as every
+ * other failure of {@code RestClient} and {@code RestTemplate} is, with Relent's exception as its
+ * cause: when the executor gives up (retries run out, the deadline passes, the breaker is open, the
+ * budget is spent), a {@code RestClientException} with the {@link RelentException}'s message; a
+ * write without {@code Idempotency-Key} that may have reached the server ({@link
+ * NotRetriedWriteException}) and a network fault the table does not retry ({@link
+ * HttpFaultException}) are {@code IOException}s, which {@code RestClient} and {@code RestTemplate}
+ * wrap in a {@code ResourceAccessException} (a {@code RestClientException}). {@link
  * #callResult(ClientHttpResponse)} tells the attempts, the key and the decision of a returned
  * response.
  *
@@ -163,7 +167,8 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
    * @throws NotRetriedWriteException if an unkeyed write failed after it may have reached the
    *     server
    * @throws HttpFaultException if a network fault the table does not retry ended the call
-   * @throws RelentException if the executor gave up (unchecked)
+   * @throws RestClientException if the executor gave up, with its {@link RelentException} as the
+   *     cause and the message
    * @throws java.io.InterruptedIOException if the thread was interrupted while waiting
    */
   @Override
@@ -177,7 +182,13 @@ public final class RelentRestInterceptor extends HttpAdapter<ClientHttpResponse>
     if (call.key() != null && headers.getFirst(Idempotency.HEADER) == null) {
       keyed.set(Idempotency.HEADER, call.key());
     }
-    return loop().execute(call, new RestExchange(request, keyed, body, execution, call));
+    try {
+      return loop().execute(call, new RestExchange(request, keyed, body, execution, call));
+    } catch (RelentException e) {
+      // RestClient and RestTemplate pass a RuntimeException through as it is; their callers
+      // handle RestClientException, so a give-up is one, with the same message.
+      throw new RestClientException(e.getMessage(), e);
+    }
   }
 
   /** Spring's glue for one call: execute the chain with the attempt's limit, buffer the body. */

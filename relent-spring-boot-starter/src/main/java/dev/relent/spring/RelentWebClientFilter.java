@@ -44,14 +44,14 @@ import reactor.core.publisher.Mono;
  * a named client. Do not combine it with Reactor's {@code retryWhen} on the same call: attempts
  * would multiply across the two layers.
  *
- * <p><b>Outcomes</b>, delivered as the {@code Mono}'s error: the executor's {@link RelentException}
- * when it gives up; a {@link NotRetriedWriteException} for a write without {@code Idempotency-Key}
- * that may have reached the server; an {@link HttpFaultException} for a network fault the table
- * does not retry (both checked, so {@code block()} rethrows them wrapped, as Reactor does for every
- * checked exception: {@code Exceptions.unwrap} gives them back). A {@code
- * WebClientRequestException} of an attempt is judged by the {@code IOException} it wraps, as the
- * other adapters judge their client's. Cancelling the subscription cancels the attempt in flight
- * and the waits.
+ * <p><b>Outcomes</b>, delivered as the {@code Mono}'s error: every give-up is a {@link
+ * WebClientRequestException}, as WebClient's own failure to get an answer is, with the request's
+ * method, URI and headers and Relent's exception as its cause and message: the executor's {@link
+ * RelentException} when it gives up; a {@link NotRetriedWriteException} for a write without {@code
+ * Idempotency-Key} that may have reached the server; an {@link HttpFaultException} for a network
+ * fault the table does not retry. A {@code WebClientRequestException} of an attempt is judged by
+ * the {@code IOException} it wraps, as the other adapters judge their client's. Cancelling the
+ * subscription cancels the attempt in flight and the waits.
  *
  * <p><b>Idempotency keys.</b> A request with an {@code Idempotency-Key} header keeps it; a {@link
  * CallOptions} in the request attribute {@link RelentRestInterceptor#OPTIONS_ATTRIBUTE} may give
@@ -104,7 +104,8 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
    *
    * @param request the request
    * @param next the rest of the chain
-   * @return the accepted response, or the error the call ended with
+   * @return the accepted response, or the error the call ended with (a {@code
+   *     WebClientRequestException} when Relent gave up)
    */
   @Override
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
@@ -123,8 +124,24 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
           }
           ClientRequest keyed = b.build();
           return Mono.fromFuture(
-              () -> loop().executeAsync(call, timeoutNanos -> attempt(call, keyed, next)), false);
+                  () -> loop().executeAsync(call, timeoutNanos -> attempt(call, keyed, next)),
+                  false)
+              .onErrorMap(RelentWebClientFilter::isGiveUp, e -> giveUp(e, keyed));
         });
+  }
+
+  /** The errors a call ends with when Relent gives up: the executor's, and the two IOExceptions. */
+  private static boolean isGiveUp(Throwable e) {
+    return e instanceof RelentException || e instanceof IOException;
+  }
+
+  /**
+   * A give-up as the {@code WebClientRequestException} WebClient itself delivers when a request
+   * gets no answer, so that a handler of {@code WebClientException} sees every failure of a call;
+   * the message is the cause's.
+   */
+  private static WebClientRequestException giveUp(Throwable e, ClientRequest request) {
+    return new WebClientRequestException(e, request.method(), request.url(), request.headers());
   }
 
   private CompletableFuture<ClientResponse> attempt(
@@ -167,11 +184,15 @@ public final class RelentWebClientFilter extends HttpAdapter<ClientResponse>
         .defaultIfEmpty(new byte[0])
         .map(
             copy ->
+                // The transforming body(...) replaces the body it is given, already read, without
+                // subscribing to it; body(Flux) would release it, and a body read once fails that.
                 response
                     .mutate()
                     .body(
-                        Flux.defer(
-                            () -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(copy))))
+                        read ->
+                            Flux.defer(
+                                () ->
+                                    Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(copy))))
                     .build());
   }
 

@@ -12,18 +12,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The configuration metadata the processor writes from {@link RelentProperties}' javadoc, which
  * IDEs complete {@code relent.*} keys from: every key of {@code relent.defaults} with its
- * description and default, and the map of named clients.
+ * description and default, the map of named clients, and the health contributor's switches.
  */
 class ConfigurationMetadataTest {
 
   @Test
   void everyKeyHasItsDescriptionAndDefault() throws Exception {
-    String json;
-    try (InputStream in =
-        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-      assertThat(in).as("the processor's output in the jar").isNotNull();
-      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+    String json = metadata();
     assertThat(property(json, "relent.defaults.max-retries"))
         .containsEntry("type", "java.lang.Integer")
         .containsEntry("defaultValue", 5)
@@ -51,6 +46,28 @@ class ConfigurationMetadataTest {
     assertThat(property(json, "relent.clients"))
         .hasEntrySatisfying("type", t -> assertThat((String) t).contains("RelentProperties$Client"))
         .hasEntrySatisfying("description", d -> assertThat((String) d).contains("relent.defaults"));
+  }
+
+  @Test
+  void theHealthContributorsKeysAreDescribed() throws Exception {
+    String json = metadata();
+    assertThat(property(json, "management.health.relent.enabled"))
+        .containsEntry("type", "java.lang.Boolean")
+        .containsEntry("defaultValue", true)
+        .hasEntrySatisfying("description", d -> assertThat((String) d).contains("relent health"));
+    assertThat(property(json, "management.health.relent.affects-status"))
+        .containsEntry("type", "java.lang.Boolean")
+        .containsEntry("defaultValue", false)
+        .hasEntrySatisfying("description", d -> assertThat((String) d).contains("stays UP"));
+  }
+
+  private static String metadata() throws Exception {
+    try (InputStream in =
+        ConfigurationMetadataTest.class.getResourceAsStream(
+            "/META-INF/spring-configuration-metadata.json")) {
+      assertThat(in).as("the processor's output in the jar").isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   private static Map<String, Object> property(String json, String name) {

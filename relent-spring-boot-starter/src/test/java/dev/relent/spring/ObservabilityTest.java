@@ -118,7 +118,9 @@ class ObservabilityTest {
   @Test
   void aPausedScopeTakesTheClientOutOfService(MockServer server) {
     runner(server)
-        .withPropertyValues("relent.clients.payments.scopes.enabled=true")
+        .withPropertyValues(
+            "relent.clients.payments.scopes.enabled=true",
+            "management.health.relent.affects-status=true")
         .run(
             context -> {
               RelentClient payments = context.getBean(RelentClients.class).client("payments");

@@ -14,13 +14,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.TypeExcludeFilter;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.type.classreading.MetadataReader;
+import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.web.client.RestClient;
 
 /**
- * The example of docs/spring-boot.md: the page shows {@link PaymentsApplication} and the two
- * properties as they are, and the application, started with those two properties alone, retries the
- * mock server's 503.
+ * The examples of docs/spring-boot.md: the page shows {@link PaymentsApplication}, the two
+ * properties and {@link PaymentsApplicationTest} as they are, and the application, started with
+ * those two properties alone, retries the mock server's 503.
  */
 class DocsExampleTest {
   private final FakeTime time = new FakeTime();
@@ -34,7 +38,11 @@ class DocsExampleTest {
     try (ConfigurableApplicationContext context =
         new SpringApplicationBuilder(PaymentsApplication.class)
             .web(WebApplicationType.NONE)
-            .initializers(c -> c.getBeanFactory().registerSingleton("time", (TimeSource) time))
+            .initializers(
+                c -> {
+                  c.getBeanFactory().registerSingleton("time", (TimeSource) time);
+                  c.getBeanFactory().registerSingleton("tests", new TestConfigurationsLeftOut());
+                })
             .properties(
                 "spring.config.name=none", // not the sample's application.properties
                 "relent.clients.payments.base-url=" + server.baseUri(),
@@ -50,10 +58,23 @@ class DocsExampleTest {
     }
   }
 
+  /**
+   * Leaves the other tests' configurations of this package out of the application's component scan,
+   * as the context of a Spring test does.
+   */
+  static final class TestConfigurationsLeftOut extends TypeExcludeFilter {
+    @Override
+    public boolean match(MetadataReader reader, MetadataReaderFactory factory) {
+      return reader.getAnnotationMetadata().hasAnnotation(TestConfiguration.class.getName());
+    }
+  }
+
   @Test
   void thePageShowsTheApplicationAndTheProperties() throws Exception {
     String page = Files.readString(Path.of("../docs/spring-boot.md"), StandardCharsets.UTF_8);
-    DocSnippets.assertPageShowsSnippetsOf("../docs/spring-boot.md", PaymentsApplication.class);
+    DocSnippets.assertPageShowsSnippetsOf(
+        "../docs/spring-boot.md", PaymentsApplication.class, PaymentsApplicationTest.class);
+    assertThat(page).contains("`dev.relent.time.TimeSource`");
     assertThat(page)
         .contains(
             "```properties\n"
