@@ -493,7 +493,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
               time);
       ConcurrencyLimit limit =
           c.fleet()
-              ? new SharedStore.Slots(sim, slots, 10 * MILLI)
+              ? new SharedStore.Slots(sim, slots, costs.redis())
               : ConcurrencyLimit.of(c.concurrency());
       RelentExecutor.Builder<Limiter.Answer> x =
           RelentExecutor.<Limiter.Answer>builder(policy)
@@ -506,7 +506,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
       if (ceiling != null) {
         x.withPacer(ceiling);
       }
-      String prefix = c.fleet() ? "/p" + (k + 1) + "/" : "/path/";
+      String prefix = c.fleet() ? "/r/" : "/path/";
       Process p = new Process(k, c.requests(), x.build(), BatchClient.scopes(port, prefix));
 
       processes.add(p);

@@ -111,48 +111,49 @@ final class SharedStore {
     }
   }
 
-  /** The count of a concurrency limit shared by the fleet's processes. */
+  /**
+   * The count of a concurrency limit shared by the fleet's processes, with the fleet's queue of
+   * waiters (relent-redis's ticket queue): first come, first served across the processes.
+   */
   static final class Count {
     private final int max;
     private int inUse;
+    private final ArrayDeque<Slots.Waiter> queue = new ArrayDeque<>();
 
     Count(int max) {
       this.max = max;
-    }
-
-    boolean tryAcquire() {
-      if (inUse < max) {
-        inUse++;
-        return true;
-      }
-      return false;
-    }
-
-    void release() {
-      inUse--;
     }
   }
 
   /**
    * One process's concurrency limit on a shared {@link Count}, as relent-core's shared limit works
-   * on relent-redis's state: waiters stay in the process, first come first served; a slot released
-   * here goes straight to this process's longest waiter, while one released by another process is
-   * noticed only when this one polls the count, every {@code pollNanos} while anyone waits here
-   * (the batch's workers are threads blocked in {@code acquire}, each waking every poll interval).
-   * A local call polls first and never overtakes a waiter.
+   * on relent-redis's state: a slot is taken at once only when it is free and nobody in the fleet
+   * waits; otherwise the caller takes a ticket in the fleet's queue. A released slot goes to the
+   * fleet's oldest ticket, whichever process holds it, which is woken {@code wakeNanos} later (the
+   * release's message through Redis); with no ticket waiting it goes back to the count.
    */
   static final class Slots implements ConcurrencyLimit {
     private final Simulation sim;
     private final Count count;
-    private final long pollNanos;
-    private final ArrayDeque<CompletableFuture<Permit>> waiters = new ArrayDeque<>();
-    private boolean polling;
+    private final long wakeNanos;
     private int held;
+    private int waiting;
 
-    Slots(Simulation sim, Count count, long pollNanos) {
+    /** A ticket of this process in the fleet's queue. */
+    final class Waiter {
+      final CompletableFuture<Permit> future = new CompletableFuture<>();
+
+      void grant() {
+        waiting--;
+        held++;
+        sim.after(wakeNanos, () -> future.complete(permit()));
+      }
+    }
+
+    Slots(Simulation sim, Count count, long wakeNanos) {
       this.sim = sim;
       this.count = count;
-      this.pollNanos = pollNanos;
+      this.wakeNanos = wakeNanos;
     }
 
     @Override
@@ -167,33 +168,34 @@ final class SharedStore {
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-      if (waiters.isEmpty() && take()) {
+      if (tryAcquireSlot()) {
         return CompletableFuture.completedFuture(permit());
       }
-      CompletableFuture<Permit> f = new CompletableFuture<>();
-      waiters.addLast(f);
-      f.whenComplete((p, t) -> waiters.remove(f));
-      schedulePoll();
-      return f;
+      Waiter w = new Waiter();
+      waiting++;
+      count.queue.addLast(w);
+      return w.future;
     }
 
     @Override
     public boolean tryAcquireSlot() {
-      poll();
-      return waiters.isEmpty() && take();
+      if (count.queue.isEmpty() && count.inUse < count.max) {
+        count.inUse++;
+        held++;
+        return true;
+      }
+      return false;
     }
 
     @Override
     public void releaseSlot() {
-      CompletableFuture<Permit> next;
-      while ((next = waiters.pollFirst()) != null) {
-        if (next.complete(permit())) {
-          // Handed to this process's longest waiter: the count does not change.
-          return;
-        }
-      }
       held--;
-      count.release();
+      Waiter next = count.queue.pollFirst();
+      if (next != null) {
+        next.grant(); // the slot passes to the fleet's oldest ticket: the count does not change
+      } else {
+        count.inUse--;
+      }
     }
 
     @Override
@@ -208,38 +210,7 @@ final class SharedStore {
 
     @Override
     public int waiting() {
-      return waiters.size();
-    }
-
-    private boolean take() {
-      if (count.tryAcquire()) {
-        held++;
-        return true;
-      }
-      return false;
-    }
-
-    /** Takes the slots free in the count for the waiters here, oldest first. */
-    private void poll() {
-      while (!waiters.isEmpty() && take()) {
-        waiters.pollFirst().complete(permit());
-      }
-    }
-
-    private void schedulePoll() {
-      if (polling) {
-        return;
-      }
-      polling = true;
-      sim.after(
-          pollNanos,
-          () -> {
-            polling = false;
-            poll();
-            if (!waiters.isEmpty()) {
-              schedulePoll();
-            }
-          });
+      return waiting;
     }
 
     private Permit permit() {
@@ -254,7 +225,7 @@ final class SharedStore {
 
     @Override
     public String toString() {
-      return "Slots[" + held + " of " + count.max + " held here, " + waiters.size() + " waiting]";
+      return "Slots[" + held + " of " + count.max + " held here, " + waiting + " waiting]";
     }
   }
 }

@@ -194,22 +194,29 @@ class LimitersTest {
   }
 
   @Test
-  void sharedSlotsGoToTheLocalWaiterAtOnceAndToAnotherProcessOnlyWhenItPolls() {
+  void sharedSlotsGoToTheFleetsOldestWaiterWokenARoundTripLater() {
     Simulation sim = new Simulation();
     SharedStore.Count count = new SharedStore.Count(1);
-    SharedStore.Slots here = new SharedStore.Slots(sim, count, 10 * MS);
-    SharedStore.Slots there = new SharedStore.Slots(sim, count, 10 * MS);
+    SharedStore.Slots here = new SharedStore.Slots(sim, count, MS);
+    SharedStore.Slots there = new SharedStore.Slots(sim, count, MS);
     assertThat(here.tryAcquireSlot()).isTrue();
     CompletableFuture<?> remote = there.acquireAsync();
     CompletableFuture<?> local = here.acquireAsync();
+    assertThat(there.waiting()).isEqualTo(1);
     here.releaseSlot();
-    // Handed to the local waiter; the other process's poll finds none free.
-    assertThat(local).isDone();
-    sim.after(25 * MS, here::releaseSlot);
+    // The other process asked first: the slot is its own, told a round trip later; the local
+    // waiter waits on, and nobody takes the slot past the queue.
+    assertThat(remote).isNotDone();
+    assertThat(here.tryAcquireSlot()).isFalse();
     sim.run();
     assertThat(remote).isDone();
-    // Noticed at the next poll after 25 ms, at 30 ms.
-    assertThat(sim.now()).isEqualTo(30 * MS);
+    assertThat(local).isNotDone();
+    assertThat(sim.now()).isEqualTo(MS);
+    there.releaseSlot();
+    sim.run();
+    assertThat(local).isDone();
+    here.releaseSlot();
+    assertThat(here.available()).isEqualTo(1);
   }
 
   @Test
