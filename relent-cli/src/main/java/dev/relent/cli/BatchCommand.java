@@ -661,7 +661,7 @@ final class BatchCommand implements Callable<Integer> {
             "relent batch: "
                 + scope
                 + ": its quota is exhausted until "
-                + until
+                + Format.instant(until)
                 + " (in "
                 + Format.span(
                     Duration.ofMillis(Math.max(0L, until.toEpochMilli() - clock.millis())))

@@ -278,7 +278,7 @@ final class BatchDisplay {
       row(out, "suspect headers", doubts);
     }
     row(out, "pacer", pacer(run));
-    List<String> scopes = scopes(run.registry());
+    List<String> scopes = scopes(run.registry(), run.quotaStops(), run.clock());
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
     }
@@ -439,9 +439,11 @@ final class BatchDisplay {
   /**
    * One line per scope paused during the run: {@code endpoint GET h/items/{id}: paused 2 times,
    * until 2026-…Z (in 59 s) by HTTP 429 from GET h/items/7 (Retry-After: 60)}, or {@code …: paused
-   * 1 time, over now; last by …}. Empty if none was.
+   * 1 time, over now; last by …}. A scope whose quota ran out shows the reset of its quota stop,
+   * the one time the summary, the results and the journal give for it. Empty if none was.
    */
-  static List<String> scopes(GuardRegistry registry) {
+  static List<String> scopes(
+      GuardRegistry registry, List<BatchRun.QuotaStop> stops, dev.relent.time.Clock clock) {
     List<ScopeGuards> paused = new ArrayList<>();
     for (ScopeGuards g : registry.scopes()) {
       if (g.pauseCount() > 0) {
@@ -453,11 +455,26 @@ final class BatchDisplay {
     for (ScopeGuards g : paused) {
       StringBuilder b = new StringBuilder().append(g.scope()).append(": paused ");
       b.append(g.pauseCount()).append(g.pauseCount() == 1 ? " time, " : " times, ");
+      BatchRun.QuotaStop stop = null;
+      for (BatchRun.QuotaStop q : stops) {
+        if (q.scope().equals(g.scope()) && q.until().isPresent()) {
+          stop = q;
+        }
+      }
       if (g.isPaused()) {
+        String until;
+        Duration in;
+        if (stop != null) {
+          until = stop.until().get().toString();
+          in = Duration.ofMillis(Math.max(0L, stop.until().get().toEpochMilli() - clock.millis()));
+        } else {
+          until = g.pausedUntil().map(Format::instant).orElse("?");
+          in = g.pauseRemaining();
+        }
         b.append("until ")
-            .append(g.pausedUntil().map(String::valueOf).orElse("?"))
+            .append(until)
             .append(" (in ")
-            .append(Format.span(g.pauseRemaining()))
+            .append(Format.span(in))
             .append(") by ")
             .append(g.pauseCause().orElse("?"));
       } else {

@@ -194,13 +194,15 @@ final class BatchRun {
 
     /**
      * @param scope the scope
-     * @param until when the quota resets, or null if the server did not say
+     * @param until when the quota resets, or null if the server did not say; kept rounded up to the
+     *     whole second ({@link Format#wholeSecond})
      * @param cause what said so, e.g. {@code HTTP 429 with Retry-After: 86400}; never a secret
      * @param earlierRun the run of the journal that was told, or 0 for this one
      */
     QuotaStop(Scope scope, Instant until, String cause, int earlierRun) {
       this.scope = scope;
-      this.until = until;
+      // One reset time per quota, to the whole second, in every text and record that names it.
+      this.until = until == null ? null : Format.wholeSecond(until);
       this.cause = cause;
       this.earlierRun = earlierRun;
     }
@@ -964,7 +966,7 @@ final class BatchRun {
             nanosUntil(outcome.retryAt()),
             outcome.retryAt(),
             "HTTP " + outcome.status());
-        item = recorder.item(job, outcome, false);
+        item = recorder.item(job, withResetOf(quotaStopOf(job), outcome), false);
         break;
       case "unresolved":
         // A keyed write that may have taken effect: not final, a resumed run sends it again with
@@ -1004,6 +1006,28 @@ final class BatchRun {
       item = recorder.notSent(job, item.error());
     }
     recorder.record(job, item);
+  }
+
+  /**
+   * The outcome of an answer that exhausted a quota, its retry time the reset of its scope's quota
+   * stop: the answers on the wire together each said their own (moments apart, to the millisecond),
+   * and the summary, the journal and the requests not sent give the stop's.
+   */
+  private static CallOutcome withResetOf(QuotaStop quota, CallOutcome outcome) {
+    if (quota == null || quota.until().isEmpty() || outcome.retryAt() == null) {
+      return outcome;
+    }
+    String own = "retry at " + outcome.retryAt();
+    String message = outcome.message();
+    int at = message.lastIndexOf(own);
+    if (at < 0) {
+      return outcome;
+    }
+    return outcome.withMessage(
+        message.substring(0, at)
+            + "retry at "
+            + quota.until().get()
+            + message.substring(at + own.length()));
   }
 
   private long nanosUntil(Instant at) {

@@ -3,6 +3,7 @@ package dev.relent.cli;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 
 /**
@@ -68,6 +69,20 @@ final class Format {
     long s = whole % 60;
     String spelled = (h > 0 ? h + " h " : "") + m + " min" + (s > 0 ? " " + s + " s" : "");
     return seconds + " (" + spelled + ")";
+  }
+
+  /**
+   * A time a wait ends, as the CLI prints it everywhere (the summary, stderr, the results, the
+   * journal, the report): ISO-8601 in UTC to the whole second, rounded up, so that nothing is sent
+   * before it: {@code 2026-12-02T09:00:00Z}.
+   */
+  static Instant wholeSecond(Instant at) {
+    return at.getNano() == 0 ? at : Instant.ofEpochSecond(at.getEpochSecond() + 1);
+  }
+
+  /** {@link #wholeSecond} as text: {@code 2026-12-02T09:00:00Z}. */
+  static String instant(Instant at) {
+    return wholeSecond(at).toString();
   }
 
   /**
