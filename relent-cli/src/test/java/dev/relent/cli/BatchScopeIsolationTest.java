@@ -119,7 +119,15 @@ class BatchScopeIsolationTest {
       List<JsonNode> a = of(results, "a-");
       assertThat(a)
           .filteredOn(r -> r.get("outcome").asText().equals("quota-exhausted"))
-          .hasSize(sent);
+          .hasSize(sent)
+          .allSatisfy(
+              r ->
+                  assertThat(r.get("error").asText())
+                      .startsWith("quota exhausted after 1 attempt in ")
+                      .contains(
+                          ", not retried; Retry-After: 86400: the quota resets in 86400 s; waiting"
+                              + " a while will not help;")
+                      .doesNotContain("rule retry"));
       List<JsonNode> notSent =
           a.stream()
               .filter(r -> r.get("outcome").asText().equals("not-sent"))
