@@ -357,6 +357,9 @@ final class BatchRun {
 
   private final List<Worker> workers = new ArrayList<>();
 
+  /** The workers once made, for the progress thread ({@link #knownWaitNanos}); empty before. */
+  private volatile List<Worker> made = List.of();
+
   /** A worker thread, with the request it has in hand. */
   private static final class Worker extends Thread {
     /**
@@ -609,6 +612,7 @@ final class BatchRun {
       self[0] = new Worker(() -> work(self[0]), "relent-batch-" + (i + 1));
       workers.add(self[0]);
     }
+    made = List.copyOf(workers);
     for (Worker w : workers) {
       w.start();
     }
@@ -1173,6 +1177,38 @@ final class BatchRun {
       stopLock.unlock();
       timeline.waitEnded();
     }
+  }
+
+  /**
+   * The longest wait known now of a request that a worker has in hand or has set aside: the pause
+   * left of its scopes, those stopped for their quota left out (their requests are recorded at
+   * once). No request of that scope ends before it, so the progress's ETA is never shorter. Called
+   * by the progress thread while the workers run.
+   */
+  long knownWaitNanos() {
+    List<BatchRecorder.Job> jobs = new ArrayList<>();
+    for (Worker w : made) {
+      BatchRecorder.Job job = w.job;
+      if (job != null) {
+        jobs.add(job);
+      }
+    }
+    synchronized (this) {
+      jobs.addAll(setAside);
+    }
+    long longest = 0;
+    for (BatchRecorder.Job job : jobs) {
+      if (quotaStopOf(job) != null) {
+        continue;
+      }
+      for (Scope scope : job.scopes) {
+        ScopeGuards g = registry.find(scope).orElse(null);
+        if (g != null) {
+          longest = Math.max(longest, g.pauseRemaining().toNanos());
+        }
+      }
+    }
+    return longest;
   }
 
   /** Collects what {@code --html} draws, as the run goes; call before {@link #run()}. */
