@@ -194,8 +194,8 @@ final class BatchRun {
 
     /**
      * @param scope the scope
-     * @param until when the quota resets, or null if the server did not say; kept rounded up to the
-     *     whole second ({@link Format#wholeSecond})
+     * @param until when the quota resets, or null if the server did not say; kept to the whole
+     *     second ({@link Format#wholeSecond})
      * @param cause what said so, e.g. {@code HTTP 429 with Retry-After: 86400}; never a secret
      * @param earlierRun the run of the journal that was told, or 0 for this one
      */

@@ -73,11 +73,13 @@ final class Format {
 
   /**
    * A time a wait ends, as the CLI prints it everywhere (the summary, stderr, the results, the
-   * journal, the report): ISO-8601 in UTC to the whole second, rounded up, so that nothing is sent
-   * before it: {@code 2026-12-02T09:00:00Z}.
+   * journal, the report): ISO-8601 in UTC to the whole second, {@code 2026-12-02T09:00:00Z}. The
+   * fraction is dropped: a server gives its waits in whole seconds (a quota that resets at midnight
+   * says {@code t=21599} at 18:00:00.4), so the fraction is the moment the answer came, not part of
+   * the reset.
    */
   static Instant wholeSecond(Instant at) {
-    return at.getNano() == 0 ? at : Instant.ofEpochSecond(at.getEpochSecond() + 1);
+    return Instant.ofEpochSecond(at.getEpochSecond());
   }
 
   /** {@link #wholeSecond} as text: {@code 2026-12-02T09:00:00Z}. */
