@@ -227,6 +227,13 @@ final class BatchCommand implements Callable<Integer> {
   /** Whether Ctrl-C (a JVM shutdown) stops the run gracefully; tests in-process turn it off. */
   boolean shutdownHook = true;
 
+  /**
+   * Given, as the run starts, what Ctrl-C does to it (stop it as interrupted), for a test
+   * in-process to do when it chooses; null (the default) for none. The JVM's shutdown hook does the
+   * same.
+   */
+  java.util.function.Consumer<Runnable> interrupts;
+
   /** How often a plain progress line is printed. */
   Duration lineEvery = Duration.ofSeconds(5);
 
@@ -539,14 +546,20 @@ final class BatchCommand implements Callable<Integer> {
       BatchDisplay.Live live =
           new BatchDisplay.Live(run, err, progress, lineEvery, "relent batch: ");
       CountDownLatch ended = new CountDownLatch(1);
+      Runnable interrupt =
+          () ->
+              run.stop(
+                  BatchRun.Stop.INTERRUPTED,
+                  "interrupted: the process was asked to stop (Ctrl-C, SIGTERM)");
+      if (interrupts != null) {
+        interrupts.accept(interrupt);
+      }
       Thread hook = null;
       if (shutdownHook) {
         hook =
             new Thread(
                 () -> {
-                  run.stop(
-                      BatchRun.Stop.INTERRUPTED,
-                      "interrupted: the process was asked to stop (Ctrl-C, SIGTERM)");
+                  interrupt.run();
                   try {
                     // Let the run record what it has and print its summary.
                     ended.await(5, TimeUnit.SECONDS);
@@ -573,7 +586,21 @@ final class BatchCommand implements Callable<Integer> {
         }
         BatchDisplay.summary(
             out, "relent batch: ", run, earlier.finished(), earlier.failed(), scan.problems());
-        if (run.stopReason() == null && !run.quotaStops().isEmpty()) {
+        if (resumable(run.stopReason())) {
+          long left = run.counts().notFinished();
+          if (left > 0) {
+            out.println(
+                "  "
+                    + left
+                    + (left == 1 ? " request was" : " requests were")
+                    + " not finished; "
+                    + (journal != null
+                        ? "to resume, run the same command: the journal skips what finished, and"
+                            + " sends the rest (each write with the key it was first sent with)"
+                        : "a new run sends every request again (with --journal, the same command"
+                            + " would resume, skipping what finished)"));
+          }
+        } else if (run.stopReason() == null && !run.quotaStops().isEmpty()) {
           long left = run.counts().open("not-sent");
           out.println(
               "  "
@@ -661,7 +688,7 @@ final class BatchCommand implements Callable<Integer> {
             "relent batch: "
                 + scope
                 + ": its quota is exhausted until "
-                + until
+                + Format.instant(until)
                 + " (in "
                 + Format.span(
                     Duration.ofMillis(Math.max(0L, until.toEpochMilli() - clock.millis())))
@@ -813,7 +840,20 @@ final class BatchCommand implements Callable<Integer> {
               : run.quotaStops().isEmpty() ? "" : "; " + quotaStopped(run));
     }
     if (run.stopReason() != null) {
-      return "stopped: " + run.stopDetail();
+      long left = run.counts().notFinished();
+      if (!resumable(run.stopReason()) || left == 0) {
+        return "stopped: " + run.stopDetail();
+      }
+      return "stopped: "
+          + run.stopDetail()
+          + "; "
+          + left
+          + (left == 1 ? " request" : " requests")
+          + " not finished: "
+          + (journaled
+              ? "to resume, run the same command; the journal skips what finished"
+              : "a new run sends every request again (with --journal, the same command would"
+                  + " skip what finished)");
     }
     if (!run.quotaStops().isEmpty()) {
       return quotaStopped(run);
@@ -834,6 +874,14 @@ final class BatchCommand implements Callable<Integer> {
       default:
         return "some requests ended with an unexpected error" + earlier + "; see the results";
     }
+  }
+
+  /**
+   * Whether the run stopped for a reason that running the same command again gets past: Ctrl-C or
+   * the batch deadline, not a journal that cannot be written.
+   */
+  private static boolean resumable(BatchRun.Stop stop) {
+    return stop == BatchRun.Stop.INTERRUPTED || stop == BatchRun.Stop.BATCH_DEADLINE;
   }
 
   /**

@@ -60,8 +60,13 @@ final class BatchDisplay {
 
   private static final int BAR_WIDTH = 24;
 
-  /** The bar: {@code [#####-----] 12/27 3 in flight 2 waiting 1 failed 7.9/s ETA 2 s}. */
-  static String bar(BatchTimeline.Snapshot s, Duration interval) {
+  /**
+   * The bar: {@code [#####-----] 12/27 3 in flight 2 waiting 1 failed 7.9/s ETA 2 s}.
+   *
+   * @param paceNanos the interval between starts the queue has now, 1 or less when not pacing
+   * @param waitNanos the longest wait known now of a request in hand (a paused scope), or 0
+   */
+  static String bar(BatchTimeline.Snapshot s, long paceNanos, long waitNanos) {
     int total = Math.max(1, s.total());
     int ended = s.done() + s.unfinished();
     int fill = (int) ((long) ended * BAR_WIDTH / total);
@@ -74,12 +79,15 @@ final class BatchDisplay {
     b.append("  ").append(s.waiting()).append(" waiting");
     b.append("  ").append(s.failed()).append(" failed");
     b.append("  ").append(Format.number(rate(s))).append("/s");
-    b.append("  ETA ").append(eta(s, interval));
+    b.append("  ETA ").append(eta(s, paceNanos, waitNanos));
     return b.toString();
   }
 
-  /** A plain line: {@code 12/27 done, 3 in flight, 2 waiting, 1 failed; 7.9/s; ETA 2 s}. */
-  static String line(BatchTimeline.Snapshot s, Duration interval) {
+  /**
+   * A plain line: {@code 12/27 done, 3 in flight, 2 waiting, 1 failed; 7.9/s; ETA 2 s}; the
+   * arguments as for {@link #bar}.
+   */
+  static String line(BatchTimeline.Snapshot s, long paceNanos, long waitNanos) {
     return String.format(
         Locale.ROOT,
         "%d/%d done, %d in flight, %d waiting, %d failed; %s/s; %s elapsed, ETA %s",
@@ -90,7 +98,7 @@ final class BatchDisplay {
         s.failed(),
         Format.number(rate(s)),
         Format.duration(Duration.ofNanos(s.elapsedNanos())),
-        eta(s, interval));
+        eta(s, paceNanos, waitNanos));
   }
 
   /** Requests ended per second so far. */
@@ -100,19 +108,31 @@ final class BatchDisplay {
   }
 
   /**
-   * Time left: the rate seen so far, or the pace before there is one ({@code interval} null: no
-   * pace is set, and the time left is unknown until three have ended).
+   * Time left: the longest of what is known of it. The rate seen so far (once three requests have
+   * ended); the pace the queue has now for the requests left ({@code paceNanos} each: the ceiling
+   * of {@code --rate}, or the scopes' learned rates when every scope is slowed); and the longest
+   * known wait ({@code waitNanos}: a paused scope's pause left, which no request of it ends
+   * before). {@code unknown} when none is known yet (no pace, no wait, fewer than three ended).
    */
-  static String eta(BatchTimeline.Snapshot s, Duration interval) {
+  static String eta(BatchTimeline.Snapshot s, long paceNanos, long waitNanos) {
     int left = s.total() - s.done() - s.unfinished();
     if (left <= 0) {
       return "0 s";
     }
     int ended = s.done() + s.unfinished();
-    if (ended < 3 && interval == null) {
+    double seconds = -1;
+    if (ended >= 3 && rate(s) > 0) {
+      seconds = left / rate(s);
+    }
+    if (paceNanos > 1) {
+      seconds = Math.max(seconds, left * (paceNanos / 1e9));
+    }
+    if (waitNanos > 0) {
+      seconds = Math.max(seconds, waitNanos / 1e9);
+    }
+    if (seconds < 0) {
       return "unknown";
     }
-    double seconds = ended >= 3 ? left / rate(s) : left * (interval.toNanos() / 1e9);
     return Format.duration(Duration.ofMillis(Math.round(seconds * 1000)));
   }
 
@@ -165,10 +185,10 @@ final class BatchDisplay {
 
     private synchronized void draw() {
       BatchTimeline.Snapshot s = run.timeline().snapshot();
-      Rate rate = run.settings().rate();
-      Duration interval = rate == null ? null : rate.interval();
+      long pace = run.paceNanos();
+      long wait = run.knownWaitNanos();
       if (mode == Mode.BAR) {
-        String text = bar(s, interval);
+        String text = bar(s, pace, wait);
         StringBuilder b = new StringBuilder("\r").append(text);
         for (int i = text.length(); i < lastWidth; i++) {
           b.append(' ');
@@ -176,7 +196,7 @@ final class BatchDisplay {
         lastWidth = text.length();
         err.print(b);
       } else {
-        err.println(prefix + line(s, interval));
+        err.println(prefix + line(s, pace, wait));
       }
       err.flush();
     }
@@ -278,7 +298,7 @@ final class BatchDisplay {
       row(out, "suspect headers", doubts);
     }
     row(out, "pacer", pacer(run));
-    List<String> scopes = scopes(run.registry());
+    List<String> scopes = scopes(run.registry(), run.quotaStops(), run.clock());
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
     }
@@ -439,9 +459,11 @@ final class BatchDisplay {
   /**
    * One line per scope paused during the run: {@code endpoint GET h/items/{id}: paused 2 times,
    * until 2026-…Z (in 59 s) by HTTP 429 from GET h/items/7 (Retry-After: 60)}, or {@code …: paused
-   * 1 time, over now; last by …}. Empty if none was.
+   * 1 time, over now; last by …}. A scope whose quota ran out shows the reset of its quota stop,
+   * the one time the summary, the results and the journal give for it. Empty if none was.
    */
-  static List<String> scopes(GuardRegistry registry) {
+  static List<String> scopes(
+      GuardRegistry registry, List<BatchRun.QuotaStop> stops, dev.relent.time.Clock clock) {
     List<ScopeGuards> paused = new ArrayList<>();
     for (ScopeGuards g : registry.scopes()) {
       if (g.pauseCount() > 0) {
@@ -453,11 +475,26 @@ final class BatchDisplay {
     for (ScopeGuards g : paused) {
       StringBuilder b = new StringBuilder().append(g.scope()).append(": paused ");
       b.append(g.pauseCount()).append(g.pauseCount() == 1 ? " time, " : " times, ");
+      BatchRun.QuotaStop stop = null;
+      for (BatchRun.QuotaStop q : stops) {
+        if (q.scope().equals(g.scope()) && q.until().isPresent()) {
+          stop = q;
+        }
+      }
       if (g.isPaused()) {
+        String until;
+        Duration in;
+        if (stop != null) {
+          until = stop.until().get().toString();
+          in = Duration.ofMillis(Math.max(0L, stop.until().get().toEpochMilli() - clock.millis()));
+        } else {
+          until = g.pausedUntil().map(Format::instant).orElse("?");
+          in = g.pauseRemaining();
+        }
         b.append("until ")
-            .append(g.pausedUntil().map(String::valueOf).orElse("?"))
+            .append(until)
             .append(" (in ")
-            .append(Format.span(g.pauseRemaining()))
+            .append(Format.span(in))
             .append(") by ")
             .append(g.pauseCause().orElse("?"));
       } else {

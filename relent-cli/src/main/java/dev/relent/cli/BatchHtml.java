@@ -322,7 +322,9 @@ final class BatchHtml {
             + v.slowest().size()
             + " slowest requests, from their turn to their outcome: each attempt a bar colored"
             + " by how it ended, the wait chosen after it a thin amber line; the grey band is"
-            + " the time waiting for the pacer, the limit or a paused scope.");
+            + " the time "
+            + WAITING
+            + ".");
     kept(
         html,
         "Failed requests",
@@ -334,7 +336,37 @@ final class BatchHtml {
                 ? "The first " + v.failed().size() + " of " + v.failedCount()
                 : "The " + v.failedCount())
             + " requests that were sent and did not succeed, in the order they ended.");
-    return html.page("relent batch: " + input);
+    return withStyle(html.page("relent batch: " + input));
+  }
+
+  /** What the legend calls the grey band of a request's turn, as the captions do. */
+  static final String WAITING = "waiting for the pacer, the limit or a paused scope";
+
+  /**
+   * The report's own rules, after the shared style sheet's: the text columns of the request tables
+   * (the URL, the error, which run long) align left; the numbers stay right.
+   */
+  private static String withStyle(String page) {
+    List<String> header = keptHeader();
+    StringBuilder css = new StringBuilder();
+    for (String table : List.of("table-slowest", "table-failed")) {
+      for (String column : List.of("URL", "error")) {
+        int n = header.indexOf(column) + 1;
+        css.append(css.length() == 0 ? "" : ",")
+            .append('#')
+            .append(table)
+            .append(" td:nth-child(")
+            .append(n)
+            .append("),#")
+            .append(table)
+            .append(" th:nth-child(")
+            .append(n)
+            .append(')');
+      }
+    }
+    css.append("{text-align:left}");
+    int at = page.indexOf("</style>");
+    return page.substring(0, at) + css + page.substring(at);
   }
 
   private static List<String> kindTotals(BatchReport.View v) {
@@ -419,7 +451,7 @@ final class BatchHtml {
   private static final int RIGHT = 40;
   private static final int TOP = 60;
   private static final int ROW = 26;
-  private static final int LEGEND = 44;
+  private static final int LEGEND = 66;
   private static final String WAIT = "#f59e0b";
   private static final String TURN = "#e5e7eb";
 
@@ -539,6 +571,12 @@ final class BatchHtml {
       text(sb, lx + 18, ly, "start", "legend", kind.label);
       lx += 28 + kind.label.length() * 7;
     }
+    // A second row: what the grey band and the amber line are.
+    lx = 20;
+    ly += 22;
+    rect(sb, "legend-box", "", lx, ly - 7, 14, 6, TURN, WAITING);
+    text(sb, lx + 18, ly, "start", "legend", WAITING);
+    lx += 28 + WAITING.length() * 7;
     line(
         sb,
         "legend-line",

@@ -399,9 +399,27 @@ final class BatchRecorder {
     return item(job, "error", true, -1, why);
   }
 
-  /** A request sent, but the run stopped before it had a final answer. */
+  /**
+   * A request sent, but the run stopped before it had a final answer. A write says that it may have
+   * taken effect, and whether sending it again is safe: it is when it carries its idempotency key
+   * (the server replays its first answer or does the work once).
+   */
   Item stopped(Job job, String stopDetail) {
     String why = "stopped: " + (stopDetail == null ? "interrupted" : stopDetail);
+    if (!job.attempts.isEmpty() && !Idempotency.isIdempotent(job.request.method())) {
+      if (job.key != null) {
+        why +=
+            "; it may have taken effect, and is safe to send again: it carries its idempotency key"
+                + (journal != null
+                    ? ", which the journal keeps, and the same command sends it again with it"
+                    : ", the idempotency_key of this line: send it again with that key");
+      } else {
+        why +=
+            "; it may have taken effect, and carries no idempotency key: sending it again may"
+                + " repeat its effect (a resumed run sends it again), so check first whether it"
+                + " did";
+      }
+    }
     int last = job.attempts.isEmpty() ? -1 : job.attempts.get(job.attempts.size() - 1).status();
     return item(job, "stopped", false, last, why);
   }

@@ -194,13 +194,15 @@ final class BatchRun {
 
     /**
      * @param scope the scope
-     * @param until when the quota resets, or null if the server did not say
+     * @param until when the quota resets, or null if the server did not say; kept to the whole
+     *     second ({@link Format#wholeSecond})
      * @param cause what said so, e.g. {@code HTTP 429 with Retry-After: 86400}; never a secret
      * @param earlierRun the run of the journal that was told, or 0 for this one
      */
     QuotaStop(Scope scope, Instant until, String cause, int earlierRun) {
       this.scope = scope;
-      this.until = until;
+      // One reset time per quota, to the whole second, in every text and record that names it.
+      this.until = until == null ? null : Format.wholeSecond(until);
       this.cause = cause;
       this.earlierRun = earlierRun;
     }
@@ -354,6 +356,9 @@ final class BatchRun {
   private final Condition stopSignal = stopLock.newCondition();
 
   private final List<Worker> workers = new ArrayList<>();
+
+  /** The workers once made, for the progress thread ({@link #knownWaitNanos}); empty before. */
+  private volatile List<Worker> made = List.of();
 
   /** A worker thread, with the request it has in hand. */
   private static final class Worker extends Thread {
@@ -607,6 +612,7 @@ final class BatchRun {
       self[0] = new Worker(() -> work(self[0]), "relent-batch-" + (i + 1));
       workers.add(self[0]);
     }
+    made = List.copyOf(workers);
     for (Worker w : workers) {
       w.start();
     }
@@ -964,7 +970,7 @@ final class BatchRun {
             nanosUntil(outcome.retryAt()),
             outcome.retryAt(),
             "HTTP " + outcome.status());
-        item = recorder.item(job, outcome, false);
+        item = recorder.item(job, withResetOf(quotaStopOf(job), outcome), false);
         break;
       case "unresolved":
         // A keyed write that may have taken effect: not final, a resumed run sends it again with
@@ -1004,6 +1010,28 @@ final class BatchRun {
       item = recorder.notSent(job, item.error());
     }
     recorder.record(job, item);
+  }
+
+  /**
+   * The outcome of an answer that exhausted a quota, its retry time the reset of its scope's quota
+   * stop: the answers on the wire together each said their own (moments apart, to the millisecond),
+   * and the summary, the journal and the requests not sent give the stop's.
+   */
+  private static CallOutcome withResetOf(QuotaStop quota, CallOutcome outcome) {
+    if (quota == null || quota.until().isEmpty() || outcome.retryAt() == null) {
+      return outcome;
+    }
+    String own = "retry at " + outcome.retryAt();
+    String message = outcome.message();
+    int at = message.lastIndexOf(own);
+    if (at < 0) {
+      return outcome;
+    }
+    return outcome.withMessage(
+        message.substring(0, at)
+            + "retry at "
+            + quota.until().get()
+            + message.substring(at + own.length()));
   }
 
   private long nanosUntil(Instant at) {
@@ -1149,6 +1177,38 @@ final class BatchRun {
       stopLock.unlock();
       timeline.waitEnded();
     }
+  }
+
+  /**
+   * The longest wait known now of a request that a worker has in hand or has set aside: the pause
+   * left of its scopes, those stopped for their quota left out (their requests are recorded at
+   * once). No request of that scope ends before it, so the progress's ETA is never shorter. Called
+   * by the progress thread while the workers run.
+   */
+  long knownWaitNanos() {
+    List<BatchRecorder.Job> jobs = new ArrayList<>();
+    for (Worker w : made) {
+      BatchRecorder.Job job = w.job;
+      if (job != null) {
+        jobs.add(job);
+      }
+    }
+    synchronized (this) {
+      jobs.addAll(setAside);
+    }
+    long longest = 0;
+    for (BatchRecorder.Job job : jobs) {
+      if (quotaStopOf(job) != null) {
+        continue;
+      }
+      for (Scope scope : job.scopes) {
+        ScopeGuards g = registry.find(scope).orElse(null);
+        if (g != null) {
+          longest = Math.max(longest, g.pauseRemaining().toNanos());
+        }
+      }
+    }
+    return longest;
   }
 
   /** Collects what {@code --html} draws, as the run goes; call before {@link #run()}. */

@@ -3,6 +3,7 @@ package dev.relent.cli;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 
 /**
@@ -68,6 +69,22 @@ final class Format {
     long s = whole % 60;
     String spelled = (h > 0 ? h + " h " : "") + m + " min" + (s > 0 ? " " + s + " s" : "");
     return seconds + " (" + spelled + ")";
+  }
+
+  /**
+   * A time a wait ends, as the CLI prints it everywhere (the summary, stderr, the results, the
+   * journal, the report): ISO-8601 in UTC to the whole second, {@code 2026-12-02T09:00:00Z}. The
+   * fraction is dropped: a server gives its waits in whole seconds (a quota that resets at midnight
+   * says {@code t=21599} at 18:00:00.4), so the fraction is the moment the answer came, not part of
+   * the reset.
+   */
+  static Instant wholeSecond(Instant at) {
+    return Instant.ofEpochSecond(at.getEpochSecond());
+  }
+
+  /** {@link #wholeSecond} as text: {@code 2026-12-02T09:00:00Z}. */
+  static String instant(Instant at) {
+    return wholeSecond(at).toString();
   }
 
   /**

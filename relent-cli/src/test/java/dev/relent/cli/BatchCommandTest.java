@@ -701,6 +701,66 @@ class BatchCommandTest {
   }
 
   @Test
+  void anErrorNamesTheRetryRuleOnlyForARequestRetriedUntilNoRetryWasLeft() throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": ["
+                    + "{\"path\": \"/down\", \"steps\": [{\"status\": 503}]},"
+                    + "{\"path\": \"/busy\", \"steps\": [{\"status\": 429, \"headers\":"
+                    + " {\"Retry-After\": \"120\"}}]}]}"))) {
+      Path in =
+          write(
+              "in.jsonl",
+              List.of(
+                  "{\"id\": \"down\", \"url\": \"" + server.uri("/down") + "\"}",
+                  "{\"id\": \"busy\", \"url\": \"" + server.uri("/busy") + "\"}"));
+      Path out = dir.resolve("out.jsonl");
+
+      CliRun run =
+          batch(
+              "batch",
+              in.toString(),
+              "--max-retries",
+              "1",
+              "--base",
+              "1ms",
+              "--cap",
+              "2ms",
+              "--max-wait",
+              "5s",
+              "--progress",
+              "off",
+              "--out",
+              out.toString());
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.DEADLINE);
+      Map<String, JsonNode> byId = new HashMap<>();
+      for (JsonNode r : results(out)) {
+        byId.put(r.get("id").asText(), r);
+      }
+      // Retried until no retry was left: the rule that said retry is named.
+      assertThat(byId.get("down").get("outcome").asText()).isEqualTo("retries-exhausted");
+      assertThat(byId.get("down").get("error").asText())
+          .contains(
+              "(last: HTTP 503 from GET "
+                  + server.uri("/down")
+                  + ", rule retry: http-503; all 1 retries used)");
+      // A 429 whose retry was not taken: it says so, and why.
+      JsonNode busy = byId.get("busy");
+      assertThat(busy.get("outcome").asText()).isEqualTo("server-wait-too-long");
+      assertThat(busy.get("attempts").asInt()).isEqualTo(1);
+      assertThat(busy.get("error").asText())
+          .startsWith("gave up after 1 attempt in ")
+          .contains(
+              "(last: HTTP 429 from GET "
+                  + server.uri("/busy")
+                  + ", not retried; server asked to wait 120 s")
+          .doesNotContain("rule retry");
+    }
+  }
+
+  @Test
   void helpListsEveryFlagWithItsDefaultIncludingTheRetryOptionsOfCall() {
     CliRun run = CliRun.of("batch", "--help");
 

@@ -252,6 +252,44 @@ class BatchHtmlReportTest {
   }
 
   @Test
+  void theTimelinesLegendNamesTheGreyBandAndLongTextsAlignLeft() throws Exception {
+    for (String timeline : List.of("timeline-slowest", "timeline-failed")) {
+      String svg = svg(html, timeline);
+      assertThat(svg)
+          .containsPattern(
+              "<rect class=\"legend-box\" [^>]*fill=\"#e5e7eb\"><title>waiting for the pacer,"
+                  + " the limit or a paused scope</title>")
+          .containsPattern(
+              "<text class=\"legend\"[^>]*>waiting for the pacer, the limit or a paused"
+                  + " scope</text>")
+          .contains(">wait before a retry</text>");
+    }
+    // As Chromium lays it out: the URL and the error (long texts) left, the numbers right.
+    String measure =
+        "<script>"
+            + "for (const e of document.querySelectorAll('#table-failed td, #table-failed th')) {"
+            + " e.setAttribute('data-align', getComputedStyle(e).textAlign); }"
+            + "</script>";
+    Path measured = dir.resolve("aligned.html");
+    Files.writeString(measured, html.replace("</body>", measure + "</body>"));
+    String dom = new Chromium(dir).dumpDom(measured);
+    String table = dom.substring(dom.indexOf("<table id=\"table-failed\">"));
+    table = table.substring(0, table.indexOf("</table>"));
+    Matcher row =
+        Pattern.compile("<tr>((?:<td[^>]*>.*?</td>)+)</tr>", Pattern.DOTALL).matcher(table);
+    assertThat(row.find()).isTrue();
+    List<String> aligns = new ArrayList<>();
+    Matcher cell = Pattern.compile("<td data-align=\"([a-z]+)\"").matcher(row.group(1));
+    while (cell.find()) {
+      aligns.add(cell.group(1));
+    }
+    // id, line, method, URL, outcome, status, attempts, elapsed, error
+    assertThat(aligns)
+        .containsExactly(
+            "left", "right", "right", "left", "right", "right", "right", "right", "left");
+  }
+
+  @Test
   void aScreenshotShowsTheChartsInTheirColors() throws Exception {
     Path target = Path.of("target", "batch-report");
     Files.createDirectories(target);

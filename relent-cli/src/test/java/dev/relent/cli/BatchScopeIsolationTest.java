@@ -119,7 +119,15 @@ class BatchScopeIsolationTest {
       List<JsonNode> a = of(results, "a-");
       assertThat(a)
           .filteredOn(r -> r.get("outcome").asText().equals("quota-exhausted"))
-          .hasSize(sent);
+          .hasSize(sent)
+          .allSatisfy(
+              r ->
+                  assertThat(r.get("error").asText())
+                      .startsWith("quota exhausted after 1 attempt in ")
+                      .contains(
+                          ", not retried; Retry-After: 86400: the quota resets in 86400 s; waiting"
+                              + " a while will not help;")
+                      .doesNotContain("rule retry"));
       List<JsonNode> notSent =
           a.stream()
               .filter(r -> r.get("outcome").asText().equals("not-sent"))
@@ -138,7 +146,9 @@ class BatchScopeIsolationTest {
                     + " is exhausted (HTTP 429 with Retry-After: 86400); it resets at ")
             .endsWith(" (in 24 h 0 min)");
         Instant at = Instant.parse(error.substring(error.indexOf("resets at ") + 10).split(" ")[0]);
-        assertThat(at).isBetween(reset, reset.plusMillis(took + 1000));
+        // To the whole second: the fraction of the moment the answer came is dropped.
+        assertThat(at)
+            .isBetween(reset.truncatedTo(ChronoUnit.SECONDS), reset.plusMillis(took + 1000));
       }
       // No wait: B went on at once, and nothing waited for A's reset.
       assertThat(took).isLessThan(15_000);
@@ -168,6 +178,75 @@ class BatchScopeIsolationTest {
       assertThat(run.err())
           .contains("relent batch: stopped: the quota of " + scope + " is exhausted (HTTP 429")
           .contains("; " + (20 - sent) + " requests not sent\n");
+    }
+  }
+
+  /** Every time a text or record gives, ISO-8601 to any precision. */
+  private static List<String> instants(String text) {
+    List<String> found = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z").matcher(text);
+    while (m.find()) {
+      found.add(m.group());
+    }
+    return found;
+  }
+
+  @Test
+  void aQuotaHasOneResetTimeToTheSecondInTheSummaryTheResultsAndTheJournal() throws IOException {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": ["
+                    + "{\"path\": \"/a/*\", \"steps\": [{\"delay\": \"20ms\", \"status\": 429,"
+                    + " \"headers\": {\"Retry-After\": \"86400\"}}]},"
+                    + "{\"path\": \"/b/*\", \"steps\": [{\"status\": 200}]}]}"))) {
+      Path in = interleaved(server, 8);
+      Path out = dir.resolve("out.jsonl");
+      Path journal = dir.resolve("journal");
+
+      CliRun run =
+          batch(
+              null,
+              "batch",
+              in.toString(),
+              "--progress",
+              "off",
+              "--journal",
+              journal.toString(),
+              "--out",
+              out.toString());
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.DEADLINE);
+      String scope = endpointA(server);
+      String quotaLine =
+          run.out().lines().filter(l -> l.contains("quota stopped")).findFirst().orElseThrow();
+      List<String> stop = instants(quotaLine);
+      assertThat(stop).hasSize(1);
+      String reset = stop.get(0);
+      // To the whole second, not to the nanosecond.
+      assertThat(reset).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+      // The summary's paused scope, its stop, stderr: the one reset.
+      String paused =
+          run.out().lines().filter(l -> l.contains(scope + ": paused")).findFirst().orElseThrow();
+      assertThat(instants(paused)).containsExactly(reset);
+      assertThat(instants(run.out())).containsOnly(reset);
+      assertThat(instants(run.err())).containsOnly(reset);
+      // Every result of A, sent (the answers on the wire together) or not: the same reset.
+      List<JsonNode> a = of(BatchCommandTest.results(out), "a-");
+      assertThat(a).hasSize(8);
+      assertThat(a)
+          .filteredOn(r -> r.get("outcome").asText().equals("quota-exhausted"))
+          .isNotEmpty();
+      assertThat(a)
+          .allSatisfy(r -> assertThat(instants(r.get("error").asText())).containsExactly(reset));
+      // The journal's stop: the same.
+      String end =
+          Files.readAllLines(journal).stream()
+              .filter(l -> l.startsWith("{\"rec\":\"end\""))
+              .findFirst()
+              .orElseThrow();
+      assertThat(end).contains("\"until\":\"" + reset + "\"");
     }
   }
 
