@@ -17,10 +17,14 @@ import dev.relent.http.adapter.HttpCall;
 import dev.relent.http.adapter.HttpCallLoop;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
@@ -47,9 +51,11 @@ import okhttp3.ResponseBody;
  * <p><b>Install it with {@link #install(OkHttpClient.Builder)}.</b> That adds the interceptor and
  * calls {@code retryOnConnectionFailure(false)}: OkHttp otherwise re-sends a request itself, out of
  * sight, after a failed connection or a reset, POSTs included, and attempts would multiply across
- * the two layers. OkHttp still follows redirects and answers authentication challenges inside one
- * attempt, and re-sends once a 503 that carries {@code Retry-After: 0} (its own rule, which no
- * setting turns off).
+ * the two layers. Added to a client any other way while {@code retryOnConnectionFailure} is on
+ * (OkHttp's default), the interceptor refuses every call with an {@link IllegalStateException}
+ * before anything is sent, naming the fix; with it off by hand, it works as installed. OkHttp still
+ * follows redirects and answers authentication challenges inside one attempt, and re-sends once a
+ * 503 that carries {@code Retry-After: 0} (its own rule, which no setting turns off).
  *
  * <p><b>Outcomes</b>, the same types as the JDK client's and the HttpClient 5 handler's. A response
  * the table accepts or stops at (a 404) is returned as it is. A write without {@code
@@ -182,9 +188,12 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
    * @throws RelentException if the executor gave up (unchecked)
    * @throws InterruptedIOException if the thread was interrupted while waiting
    * @throws IOException {@code "Canceled"} if the call was cancelled
+   * @throws IllegalStateException if the call's client has {@code retryOnConnectionFailure} on:
+   *     install the interceptor with {@link #install(OkHttpClient.Builder)}
    */
   @Override
   public Response intercept(Chain chain) throws IOException {
+    refuseSilentRetries(chain.call());
     Request request = chain.request();
     CallOptions options = request.tag(CallOptions.class);
     RequestBody body = request.body();
@@ -259,6 +268,66 @@ public final class RelentInterceptor extends HttpAdapter<Response> implements In
     @Override
     public IOException cancellation() {
       return new IOException("Canceled");
+    }
+  }
+
+  /**
+   * Refuses a client that would re-send requests beneath Relent. OkHttp's {@code Call} does not
+   * name its client; its implementation does ({@code RealCall.getClient()}, public though in an
+   * internal package), so it is looked up once by name, and a version of OkHttp without it is not
+   * checked.
+   */
+  private static void refuseSilentRetries(Call call) {
+    OkHttpClient client = ClientOfCall.of(call);
+    if (client != null && client.retryOnConnectionFailure()) {
+      throw new IllegalStateException(
+          "RelentInterceptor is on an OkHttpClient with retryOnConnectionFailure(true), OkHttp's"
+              + " default: OkHttp would send a request again on its own after a failed connection"
+              + " or a reset, POSTs included, and Relent would neither count nor log it. Add the"
+              + " interceptor with relent.install(builder), which turns that off, or call"
+              + " retryOnConnectionFailure(false) on the builder");
+    }
+  }
+
+  /** Reads the client of a call through OkHttp's call implementation, where there is one. */
+  private static final class ClientOfCall {
+    private static final Class<?> REAL_CALL = realCall();
+    private static final MethodHandle GET_CLIENT = getClient(REAL_CALL);
+
+    private ClientOfCall() {}
+
+    static OkHttpClient of(Call call) {
+      if (GET_CLIENT == null || !REAL_CALL.isInstance(call)) {
+        return null;
+      }
+      try {
+        return (OkHttpClient) GET_CLIENT.invoke(call);
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable e) {
+        throw new IllegalStateException("cannot read the OkHttpClient of " + call, e);
+      }
+    }
+
+    private static Class<?> realCall() {
+      try {
+        return Class.forName(
+            "okhttp3.internal.connection.RealCall", false, Call.class.getClassLoader());
+      } catch (ClassNotFoundException | LinkageError e) {
+        return null;
+      }
+    }
+
+    private static MethodHandle getClient(Class<?> realCall) {
+      if (realCall == null) {
+        return null;
+      }
+      try {
+        return MethodHandles.publicLookup()
+            .findVirtual(realCall, "getClient", MethodType.methodType(OkHttpClient.class));
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return null;
+      }
     }
   }
 

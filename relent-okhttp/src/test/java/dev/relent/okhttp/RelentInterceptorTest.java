@@ -87,19 +87,29 @@ class RelentInterceptorTest {
   }
 
   @Test
-  void leftOnOkHttpResendsAResetPostOutOfSightAndInstallStopsIt() throws Exception {
+  void aClientThatRetriesOnItsOwnIsRefusedBeforeAnythingIsSentAndInstallStopsThoseRetries()
+      throws Exception {
     String scenario =
         "{\"routes\":[{\"path\":\"/ping\",\"steps\":[{\"status\":200}]}],"
             + "\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
             + "\"steps\":[{\"fault\":\"reset\"},{}]}]}";
     // Added by hand, retryOnConnectionFailure still on (OkHttp's default): when a pooled
-    // connection breaks, OkHttp itself sends the unkeyed POST again on a new one, and the server
-    // creates the payment twice inside one Relent attempt.
+    // connection breaks, OkHttp itself would send the unkeyed POST again on a new one, and the
+    // server would create the payment twice inside one Relent attempt. The interceptor refuses
+    // such a client on its first call, before any request leaves.
     server(scenario);
     OkHttpClient leftOn = new OkHttpClient.Builder().addInterceptor(relent().build()).build();
-    assertThat(sendPingThenPay(leftOn)).isEqualTo(1);
-    assertThat(server.journal()).onPath("/payments").hasAttempts(2);
-    assertThat(server).createdResources("payments", 2);
+    Throwable refused = catchThrowable(() -> sendPingThenPay(leftOn));
+    assertThat(refused)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "RelentInterceptor is on an OkHttpClient with retryOnConnectionFailure(true), OkHttp's"
+                + " default: OkHttp would send a request again on its own after a failed"
+                + " connection or a reset, POSTs included, and Relent would neither count nor log"
+                + " it. Add the interceptor with relent.install(builder), which turns that off, or"
+                + " call retryOnConnectionFailure(false) on the builder");
+    assertThat(server.journal()).hasAttempts(0);
+    leftOn.connectionPool().evictAll();
     server.close();
 
     // Installed: the one request the server saw is the one Relent reports, and it is not re-sent.
@@ -113,6 +123,19 @@ class RelentInterceptorTest {
     assertThat(server).createdResources("payments", 1);
     assertThat(relent.counters().firstAttempts()).isEqualTo(2);
     assertThat(relent.counters().retries()).isZero();
+
+    // Turned off by hand, without install, is as good.
+    OkHttpClient byHand =
+        new OkHttpClient.Builder()
+            .retryOnConnectionFailure(false)
+            .addInterceptor(relent().build())
+            .build();
+    try (Response ping =
+        byHand
+            .newCall(new Request.Builder().url(server.uri("/ping").toString()).build())
+            .execute()) {
+      assertThat(ping.code()).isEqualTo(200);
+    }
   }
 
   /** A GET leaves a pooled connection, which the POST then uses; returns the POST's attempts. */

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * A {@link HttpClient} that retries what should be retried and never what must not be: {@code send}
@@ -83,20 +84,30 @@ import java.util.concurrent.CompletableFuture;
  * must be re-readable ({@code BodyPublishers.ofString}, {@code ofByteArray}, {@code ofFile} and
  * {@code ofInputStream} with a supplier all are).
  *
- * <p><b>The JDK client's own retries.</b> The JDK client retries once, inside one of our attempts,
- * when a connection could not be opened ({@code ConnectException}: nothing was sent) unless the
- * system property {@code jdk.httpclient.disableRetryConnect=true} is set, and when a pooled
- * connection turned out to be closed, for GET and HEAD only unless {@code
- * jdk.httpclient.enableAllMethodRetry=true} is set (leave that off: it re-sends writes). Both are
- * JVM-wide properties read once; Relent does not set them. The attempts Relent reports count sends
- * to the JDK client; set {@code -Djdk.httpclient.disableRetryConnect=true} to make each of them a
- * single connection attempt.
+ * <p><b>The JDK client's own re-sends.</b> Inside one of our attempts the JDK client (17 to 25)
+ * sends a GET or HEAD a second time when its connection ends before any response byte (a pooled
+ * connection the server had reset or closed, and a fresh one alike), once; it re-connects once
+ * after a {@code ConnectException} (nothing was sent); on HTTP/2 it re-sends, once, a request the
+ * server says it did not process. No setting of a client turns that off, and nothing in its API
+ * shows it: the server may see two requests where {@link RelentHttpResponse#attempts()} says one,
+ * with one log line. The one setting that stops it is JVM-wide, read once when the JVM's first
+ * request is sent: {@code -Djdk.httpclient.redirects.retrylimit=1} caps every send at one exchange
+ * (the re-connect included), and then every request on the wire is an attempt Relent counts and
+ * logs. Its price: a JDK client that follows redirects ({@code Redirect.NORMAL}) or answers
+ * authentication challenges ({@code Authenticator}) fails instead, as each is another exchange; the
+ * default client does neither. Relent does not set it. The JDK then reports the failure as {@code
+ * IOException("Too many retries")}; this client judges and throws the failure it stands for (the
+ * reset). {@code jdk.httpclient.enableAllMethodRetry=true} would extend the re-send to every
+ * method, writes included: leave it off.
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
 public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
   /** The default limit on a retried response's body kept in memory: {@value} bytes. */
   public static final int DEFAULT_MAX_BUFFERED_BODY = HttpAdapterBuilder.DEFAULT_MAX_BUFFERED_BODY;
+
+  /** The JDK's message when a send would exceed {@code jdk.httpclient.redirects.retrylimit}. */
+  private static final String TOO_MANY_RETRIES = "Too many retries";
 
   private final HttpClient client;
 
@@ -247,6 +258,20 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
     return rethrown ? cause : thrown;
   }
 
+  /**
+   * The failure itself where the JDK put its "Too many retries" in front of it: with {@code
+   * jdk.httpclient.redirects.retrylimit=1} each re-send the JDK would have made on its own ends the
+   * exchange that way instead, with what failed (the reset, the refused connection) as the cause.
+   */
+  private static Throwable withoutRetryLimit(Throwable failure) {
+    Throwable cause = failure.getCause();
+    return failure instanceof IOException
+            && TOO_MANY_RETRIES.equals(failure.getMessage())
+            && cause instanceof IOException
+        ? cause
+        : failure;
+  }
+
   @SuppressWarnings("unchecked")
   private static <T> RelentHttpResponse<T> tracked(HttpResponse<?> response) {
     return (TrackedResponse<T>) response;
@@ -307,7 +332,7 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
         return new TrackedResponse<>(
             client.send(forAttempt(timeoutNanos), limit.bound(handler)), call, attempt);
       } catch (IOException | RuntimeException e) {
-        Throwable failure = original(e);
+        Throwable failure = withoutRetryLimit(original(e));
         if (failure instanceof IOException) {
           throw (IOException) failure;
         }
@@ -324,7 +349,15 @@ public final class RelentHttpClient extends HttpAdapter<HttpResponse<?>> {
       int attempt = call.attempts();
       return client
           .sendAsync(forAttempt(timeoutNanos), handler)
-          .thenApply(response -> new TrackedResponse<>(response, call, attempt));
+          .<HttpResponse<?>>thenApply(response -> new TrackedResponse<>(response, call, attempt))
+          .exceptionallyCompose(
+              failure -> {
+                Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure;
+                return CompletableFuture.failedFuture(withoutRetryLimit(cause));
+              });
     }
 
     /**

@@ -164,7 +164,8 @@ public abstract class HttpClientContract {
   /**
    * How many times the client library itself re-sends a GET whose connection was reset before any
    * response byte, inside one Relent attempt, even when set up as documented: the JDK client does
-   * once (JDK 17, a JVM-wide property; see docs/http.md), OkHttp and Apache HttpClient 5 do not.
+   * once (JDK 17 to 25; only the JVM-wide {@code -Djdk.httpclient.redirects.retrylimit=1} stops it,
+   * see docs/http.md), OkHttp and Apache HttpClient 5 do not.
    *
    * @return 0 or 1
    */
@@ -512,6 +513,53 @@ public abstract class HttpClientContract {
     // Two requests reach the server either way; the JDK client makes the second one itself.
     assertThat(server.journal()).onPath("/items").hasAttempts(2);
     assertThat(reply.attempts()).isEqualTo(2 - hiddenResendsOfResetGet());
+  }
+
+  @Test
+  void aResetOnAPooledConnectionLeavesNoRequestOnTheWireUncounted() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"path\":\"/ping\",\"steps\":[{\"status\":200,\"body\":\"pong\"}]},"
+                + "{\"path\":\"/items\",\"steps\":["
+                + "{\"fault\":\"reset\"},{\"status\":200,\"body\":\"ok\"}]}],"
+                + "\"resources\":[{\"name\":\"payments\",\"path\":\"/payments\","
+                + "\"steps\":[{\"fault\":\"reset\"},{}]}]}");
+    Client client = client();
+    // A first exchange leaves its kept-alive connection in the pool; the next GET takes it, and
+    // the server resets it after reading the request, before any response byte.
+    assertThat(client.send(get(server.uri("/ping"))).body()).isEqualTo("pong");
+    Reply reply = client.send(get(server.uri("/items")));
+    assertThat(reply.body()).isEqualTo("ok");
+    List<JournalEntry> items = onPath(server, "/items");
+    assertThat(items.get(0).remoteAddress())
+        .isEqualTo(onPath(server, "/ping").get(0).remoteAddress());
+    assertThat(items.get(1).remoteAddress()).isNotEqualTo(items.get(0).remoteAddress());
+    // Every request the server saw is one of Relent's attempts, except the JDK's own re-send.
+    assertThat(items).hasAttempts(reply.attempts() + hiddenResendsOfResetGet());
+    assertThat(reply.records()).hasSize(reply.attempts());
+    assertThat(reply.records().get(reply.attempts() - 1).status()).isEqualTo(200);
+    if (reply.attempts() == 2) {
+      assertThat(reply.records().get(0).fault()).isPresent();
+      assertThat(reply.records().get(0).verdict().kind()).isEqualTo(Verdict.Kind.RETRY);
+    }
+
+    // No client library re-sends a write on its own: a keyed POST on a pooled connection that is
+    // reset is two requests at the server and two attempts in Relent, whichever the adapter.
+    String pooled = items.get(1).remoteAddress();
+    Reply created = client.send(post(server.uri("/payments"), keyed()));
+    assertThat(created.status()).isEqualTo(201);
+    List<JournalEntry> payments = onPath(server, "/payments");
+    assertThat(payments.get(0).remoteAddress()).isEqualTo(pooled);
+    assertThat(payments).hasAttempts(2);
+    assertThat(created.attempts()).isEqualTo(2);
+    assertThat(created.records()).hasSize(2);
+    assertThat(server).createdResources("payments", 1);
+  }
+
+  private static List<JournalEntry> onPath(MockServer server, String path) {
+    return server.journal().stream()
+        .filter(e -> e.target().equals(path))
+        .collect(Collectors.toList());
   }
 
   @Test

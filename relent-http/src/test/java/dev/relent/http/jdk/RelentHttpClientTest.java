@@ -338,7 +338,8 @@ class RelentHttpClientTest {
   void aResetIsRetriedForGetButNotForAnUnkeyedPost() throws Exception {
     // JDK 17 itself re-sends a GET once, inside one attempt, when the connection dies before any
     // response byte (it takes the connection for a stale pooled one): three requests reach the
-    // server in two of our attempts. Relent cannot see or stop that re-send; docs/http.md says so.
+    // server in two of our attempts. Relent cannot see it; only the JVM-wide
+    // jdk.httpclient.redirects.retrylimit=1 stops it (JdkResendTest, docs/http.md).
     ScriptedServer server = server().reset().reset().respond(200, "body:ok");
     RelentHttpResponse<String> response =
         client().send(get(server.uri("/x")), BodyHandlers.ofString());
