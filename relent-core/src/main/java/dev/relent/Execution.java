@@ -469,6 +469,12 @@ class Execution<R> implements AttemptContext {
   }
 
   private long abort(Throwable thrown) {
+    if (thrown == null && lastVerdict.rejectsResult()) {
+      // A result that is not the answer: the call fails here, so that every observer hears the
+      // outcome the caller gets; the exception carries the result.
+      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read()));
+      return FAILED;
+    }
     if (thrown == null) {
       // A result the policy stops at is handed back to the caller as it is.
       x.successes.increment();
