@@ -52,7 +52,7 @@ class ScriptedRunTest {
                   .route("/down")
                   .steps(Step.status(503))
                   .route("/busy")
-                  .steps(Step.status(429).withHeader("Retry-After", "60"))
+                  .steps(Step.status(503).withHeader("Retry-After", "60"))
                   .build())
           .withClock(time);
 
@@ -63,7 +63,7 @@ class ScriptedRunTest {
     CircuitBreaker breaker =
         CircuitBreaker.builder()
             .withCountWindow(10)
-            .withMinimumCalls(9) // opens with the run's ninth outcome: 7 failures of 9
+            .withMinimumCalls(4) // opens with the run's fourth counted call: 2 failures of 4
             .withTime(time)
             .build();
     RetryBudget budget = RetryBudget.builder().withTime(time).build();
@@ -100,13 +100,14 @@ class ScriptedRunTest {
     assertThat(get(http, server, "/flaky")).isEqualTo(200);
     // t = 400 ms: the pacer holds the start 100 ms; a 400 is handed back as it is.
     assertThat(get(http, server, "/bad")).isEqualTo(400);
-    // t = 500 ms: paced 100 ms; 429 with Retry-After: 1 pauses the pacer, wait 1 s, 200.
+    // t = 500 ms: paced 100 ms; 429 with Retry-After: 1 pauses the pacer, wait 1 s, 200: for
+    // the breaker one call, a success (the 429 is the server pacing, not failing).
     assertThat(get(http, server, "/limited")).isEqualTo(200);
-    // t = 1.6 s: paced 100 ms; 503 three times, the retries used up.
+    // t = 1.6 s: paced 100 ms; 503 three times, the retries used up: one failed call.
     assertThat(catchThrowable(() -> get(http, server, "/down")))
         .isInstanceOf(RetriesExhaustedException.class);
-    // t = 2.1 s: paced 100 ms; 429 asking for 60 s, more than the 5 s allowed; it pauses the
-    // pacer for 60 s all the same, and its failure is the breaker's ninth outcome: it opens.
+    // t = 2.1 s: paced 100 ms; 503 asking for 60 s, more than the 5 s allowed: the server is
+    // failing, so the breaker's fourth call is its second failure, and it opens.
     assertThat(catchThrowable(() -> get(http, server, "/busy")))
         .isInstanceOf(ServerWaitTooLongException.class);
     // t = 2.2 s: the open breaker refuses before anything is sent.
@@ -147,13 +148,17 @@ class ScriptedRunTest {
             "relent.concurrency.in.use" + own + " 0",
             "relent.concurrency.limit" + own + " 4",
             "relent.concurrency.waiting" + own + " 0",
-            "relent.pacer.pause" + own + " 60s",
+            "relent.pacer.pause" + own + " 0s",
             "relent.pacer.rate" + own + " 10",
             "relent.pacer.wait{name=api,region=eu} count=4 total=400ms max=100ms",
             // Floor 10 a second over the 10 s window; 5 retries drawn.
             "relent.retry.budget.available" + own + " 95",
             "relent.retry.budget.limit" + own + " 100",
             "relent.retry.wait{name=api,region=eu} count=5 total=1800ms max=1000ms");
+
+    // The breaker counted calls: /flaky, /limited, /down, /busy; not /bad (a 400) or attempts.
+    assertThat(breaker.metrics().calls()).isEqualTo(4);
+    assertThat(breaker.metrics().failures()).isEqualTo(2);
 
     // The counters read as the executor's own do.
     RelentCounters counters = http.executor().counters();
