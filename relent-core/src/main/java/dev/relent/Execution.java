@@ -101,6 +101,9 @@ class Execution<R> implements AttemptContext {
 
   long unsettledAt;
 
+  /** Whether the wait {@link #planRetry} chose last is the server's, not the backoff's. */
+  boolean serverWait;
+
   /** The listener of this call alone, or null. */
   RelentListener<R> callListener;
 
@@ -605,6 +608,9 @@ class Execution<R> implements AttemptContext {
       long spread = (long) (asked * x.config.serverWaitSpread() * x.random.nextDouble());
       long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
       wait = Math.max(backoff, hinted);
+      serverWait = hinted > backoff;
+    } else {
+      serverWait = false;
     }
     if (wait >= left) {
       GiveUp g = facts(RelentException.Reason.DEADLINE, now);
@@ -722,6 +728,10 @@ class Execution<R> implements AttemptContext {
       RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
     long now = x.ticker.read();
     boolean started = type == RelentEvent.Type.ATTEMPT_STARTED;
+    String outcomeClass =
+        started || lastVerdict == null
+            ? OutcomeDescriber.NO_CLASS
+            : x.describer.outcomeClass(lastResult, lastFailure);
     return new RelentEvent<>(
         type,
         attempts,
@@ -733,7 +743,9 @@ class Execution<R> implements AttemptContext {
         started ? null : lastVerdict,
         waitNanos,
         hint,
-        exception);
+        exception,
+        outcomeClass == null ? OutcomeDescriber.NO_CLASS : outcomeClass,
+        type == RelentEvent.Type.RETRY && serverWait);
   }
 
   final void releaseSlot() {

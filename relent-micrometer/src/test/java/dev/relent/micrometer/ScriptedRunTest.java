@@ -118,14 +118,17 @@ class ScriptedRunTest {
     String own = "{name=api,region=eu,scope=none,scope.kind=none}";
     assertThat(Meters.of(registry))
         .containsExactly(
-            "relent.attempt.duration{kind=first,name=api,region=eu,verdict=abort}"
+            // By the status class of each attempt's outcome: 429 apart from the other 4xx.
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=429,verdict=retry}"
                 + " count=1 total=0ms max=0ms",
-            "relent.attempt.duration{kind=first,name=api,region=eu,verdict=retry}"
-                + " count=4 total=0ms max=0ms",
-            "relent.attempt.duration{kind=retry,name=api,region=eu,verdict=retry}"
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=4xx,verdict=abort}"
+                + " count=1 total=0ms max=0ms",
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=5xx,verdict=retry}"
                 + " count=3 total=0ms max=0ms",
-            "relent.attempt.duration{kind=retry,name=api,region=eu,verdict=success}"
+            "relent.attempt.duration{kind=retry,name=api,region=eu,status=2xx,verdict=success}"
                 + " count=2 total=0ms max=0ms",
+            "relent.attempt.duration{kind=retry,name=api,region=eu,status=5xx,verdict=retry}"
+                + " count=3 total=0ms max=0ms",
             "relent.attempts{kind=first,name=api,region=eu} 5",
             "relent.attempts{kind=retry,name=api,region=eu} 5",
             "relent.call.duration{name=api,outcome=failure,region=eu}"
@@ -139,6 +142,8 @@ class ScriptedRunTest {
                 + "retried=false} 1",
             "relent.calls{name=api,outcome=success,reason=none,region=eu,retried=false} 1",
             "relent.calls{name=api,outcome=success,reason=none,region=eu,retried=true} 2",
+            // 2 failed calls of 4, frozen as the breaker opened.
+            "relent.circuit.breaker.failure.rate" + own + " 50",
             "relent.circuit.breaker.state{name=api,region=eu,scope=none,scope.kind=none,"
                 + "state=closed} 0",
             "relent.circuit.breaker.state{name=api,region=eu,scope=none,scope.kind=none,"
@@ -154,7 +159,10 @@ class ScriptedRunTest {
             // Floor 10 a second over the 10 s window; 5 retries drawn.
             "relent.retry.budget.available" + own + " 95",
             "relent.retry.budget.limit" + own + " 100",
-            "relent.retry.wait{name=api,region=eu} count=5 total=1800ms max=1000ms");
+            // Four backoffs of 200 ms; the 429's Retry-After: 1 was longer than its backoff.
+            "relent.retry.wait{name=api,region=eu,source=backoff} count=4 total=800ms max=200ms",
+            "relent.retry.wait{name=api,region=eu,source=server} count=1 total=1000ms"
+                + " max=1000ms");
 
     // The breaker counted calls: /flaky, /limited, /down, /busy; not /bad (a 400) or attempts.
     assertThat(breaker.metrics().calls()).isEqualTo(4);
