@@ -21,6 +21,14 @@ import java.util.concurrent.TimeUnit;
  * classifies it, and plans the retry). A refusal is stored in {@link #failure} as the exception to
  * throw, built only then.
  *
+ * <p>Circuit breakers count calls, not attempts: every attempt asks for a permit (an open breaker
+ * stops a call's retries), but only the attempt that ends the call reports an outcome, the call's;
+ * an attempt that is retried gives its permit back. So a call that succeeds after a 503 is one
+ * success, and one that gives up after four 503s is one failure. An answer by which the server
+ * paces the caller (a rate-limit hint: a 429, rate-limit headers with nothing left) is neither. The
+ * outcome of an attempt is held in {@link #unsettled} until the executor knows whether the call
+ * ends ({@link #settleBreakers}), which is always before the event that says so.
+ *
  * <p>Not thread-safe: a synchronous execution is confined to its caller's thread; an asynchronous
  * one moves between threads only through future completions and scheduled tasks, which order the
  * accesses (happens-before). {@link AsyncExecution} locks around the fields a cancellation touches.
@@ -40,6 +48,18 @@ class Execution<R> implements AttemptContext {
 
   /** {@link #onOutcome} and {@link #pace} result: throw {@link #failure}. */
   static final long FAILED = -2;
+
+  /** {@link #unsettled}: no attempt's outcome waits to be reported to the breakers. */
+  static final int CALL_UNSETTLED_NONE = 0;
+
+  /** A call's outcome for the breakers: it succeeded. */
+  static final int CALL_SUCCEEDED = 1;
+
+  /** A call's outcome for the breakers: it ended on a failure of the downstream. */
+  static final int CALL_FAILED = 2;
+
+  /** A call's outcome for the breakers: neither (a 4xx, a 429, a retried attempt): permit freed. */
+  static final int CALL_NEUTRAL = 3;
 
   /**
    * The executor. Not final: a synchronous execution, kept per thread, drops it between calls
@@ -72,6 +92,18 @@ class Execution<R> implements AttemptContext {
   Verdict lastVerdict;
   RuntimeException failure;
 
+  /**
+   * What the last attempt's outcome would tell the breakers if it ends the call ({@link
+   * #CALL_SUCCEEDED}, {@link #CALL_FAILED}, {@link #CALL_NEUTRAL}), or {@link #CALL_UNSETTLED_NONE}
+   * once reported; {@link #unsettledAt} is that attempt's start.
+   */
+  int unsettled;
+
+  long unsettledAt;
+
+  /** Whether the wait {@link #planRetry} chose last is the server's, not the backoff's. */
+  boolean serverWait;
+
   /** The listener of this call alone, or null. */
   RelentListener<R> callListener;
 
@@ -101,6 +133,7 @@ class Execution<R> implements AttemptContext {
     callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
     attempts = 0;
+    unsettled = CALL_UNSETTLED_NONE;
     attemptTimeoutNanos = 0;
     deferred = false;
     prevDelayNanos = 0;
@@ -397,18 +430,16 @@ class Execution<R> implements AttemptContext {
     lastResult = result;
     lastFailure = thrown;
     lastVerdict = verdict;
-    if (permitHeld) {
-      permitHeld = false;
-      if (verdict.kind() == Verdict.Kind.SUCCESS) {
-        x.breaker.onSuccess(attemptStart);
-      } else if (verdict.isDownstreamFailure()) {
-        x.breaker.onFailure(attemptStart);
-      } else {
-        x.breaker.releasePermission();
-      }
+    unsettledAt = attemptStart;
+    if (verdict.kind() == Verdict.Kind.SUCCESS) {
+      unsettled = CALL_SUCCEEDED;
+    } else if (verdict.isDownstreamFailure() && (hint == null || !hint.pausesAll())) {
+      unsettled = CALL_FAILED;
+    } else {
+      // The caller's problem (a 4xx), or the server pacing the caller (a 429): not its failure.
+      unsettled = CALL_NEUTRAL;
     }
     if (scoped != null) {
-      scoped.record(verdict, attemptStart);
       if (hint != null && hint.pausesAll()) {
         // The scope the answer belongs to pauses, not every call of the executor; the server's
         // wait counts from its answer, which came after the attempt began.
@@ -427,6 +458,7 @@ class Execution<R> implements AttemptContext {
     }
     switch (verdict.kind()) {
       case SUCCESS:
+        settleBreakers(true);
         x.successes.increment();
         if (observed()) {
           emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
@@ -468,7 +500,43 @@ class Execution<R> implements AttemptContext {
     }
   }
 
+  /**
+   * Reports the last attempt's outcome to the breakers whose permits it holds: as the call's, when
+   * the call ends with it; as nothing (the permit freed) when the call goes on to a retry. Does
+   * nothing when no outcome waits, so that a refusal between attempts leaves the breakers alone.
+   */
+  private void settleBreakers(boolean callEnds) {
+    int outcome = unsettled;
+    if (outcome == CALL_UNSETTLED_NONE) {
+      return;
+    }
+    unsettled = CALL_UNSETTLED_NONE;
+    if (!callEnds) {
+      outcome = CALL_NEUTRAL;
+    }
+    if (permitHeld) {
+      permitHeld = false;
+      if (outcome == CALL_SUCCEEDED) {
+        x.breaker.onSuccess(unsettledAt);
+      } else if (outcome == CALL_FAILED) {
+        x.breaker.onFailure(unsettledAt);
+      } else {
+        x.breaker.releasePermission();
+      }
+    }
+    if (scoped != null) {
+      scoped.record(outcome, unsettledAt);
+    }
+  }
+
   private long abort(Throwable thrown) {
+    settleBreakers(true);
+    if (thrown == null && lastVerdict.rejectsResult()) {
+      // A result that is not the answer: the call fails here, so that every observer hears the
+      // outcome the caller gets; the exception carries the result.
+      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read()));
+      return FAILED;
+    }
     if (thrown == null) {
       // A result the policy stops at is handed back to the caller as it is.
       x.successes.increment();
@@ -540,6 +608,9 @@ class Execution<R> implements AttemptContext {
       long spread = (long) (asked * x.config.serverWaitSpread() * x.random.nextDouble());
       long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
       wait = Math.max(backoff, hinted);
+      serverWait = hinted > backoff;
+    } else {
+      serverWait = false;
     }
     if (wait >= left) {
       GiveUp g = facts(RelentException.Reason.DEADLINE, now);
@@ -572,6 +643,7 @@ class Execution<R> implements AttemptContext {
       }
     }
     prevDelayNanos = backoff;
+    settleBreakers(false);
     if (observed()) {
       emit(event(RelentEvent.Type.RETRY, wait, hint, null));
     }
@@ -599,6 +671,8 @@ class Execution<R> implements AttemptContext {
 
   /** Builds the exception, counts it and tells the listeners. */
   final RelentException giveUp(GiveUp g) {
+    // A give-up decided on an attempt's outcome ends the call with it (before anyone hears of it).
+    settleBreakers(true);
     if (scoped != null && scoped.pausedByThisCall != null) {
       g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
     }
@@ -654,6 +728,10 @@ class Execution<R> implements AttemptContext {
       RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
     long now = x.ticker.read();
     boolean started = type == RelentEvent.Type.ATTEMPT_STARTED;
+    String outcomeClass =
+        started || lastVerdict == null
+            ? OutcomeDescriber.NO_CLASS
+            : x.describer.outcomeClass(lastResult, lastFailure);
     return new RelentEvent<>(
         type,
         attempts,
@@ -665,7 +743,9 @@ class Execution<R> implements AttemptContext {
         started ? null : lastVerdict,
         waitNanos,
         hint,
-        exception);
+        exception,
+        outcomeClass == null ? OutcomeDescriber.NO_CLASS : outcomeClass,
+        type == RelentEvent.Type.RETRY && serverWait);
   }
 
   final void releaseSlot() {

@@ -44,6 +44,8 @@ public final class RelentEvent<R> {
   private final long waitNanos;
   private final ServerHint hint;
   private final RelentException exception;
+  private final String outcomeClass;
+  private final boolean serverWait;
 
   RelentEvent(
       Type type,
@@ -56,7 +58,9 @@ public final class RelentEvent<R> {
       Verdict verdict,
       long waitNanos,
       ServerHint hint,
-      RelentException exception) {
+      RelentException exception,
+      String outcomeClass,
+      boolean serverWait) {
     this.type = type;
     this.attempt = attempt;
     this.elapsedNanos = elapsedNanos;
@@ -68,6 +72,8 @@ public final class RelentEvent<R> {
     this.waitNanos = waitNanos;
     this.hint = hint;
     this.exception = exception;
+    this.outcomeClass = outcomeClass;
+    this.serverWait = serverWait;
   }
 
   /**
@@ -212,6 +218,45 @@ public final class RelentEvent<R> {
    */
   public Optional<RelentException> exception() {
     return Optional.ofNullable(exception);
+  }
+
+  /**
+   * Returns why the call gave up, for {@link Type#FAILURE} events: the {@linkplain #exception()
+   * exception's} reason, or {@link RelentException.Reason#NOT_RETRYABLE} for an unchecked failure
+   * the policy does not retry, which is rethrown as it is. Meters, spans and log lines all spell
+   * the reason as its {@link RelentException.Reason#slug() slug} from here, so that they agree.
+   *
+   * @return the reason, or empty for other events
+   */
+  public Optional<RelentException.Reason> giveUpReason() {
+    if (type != Type.FAILURE) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        exception == null ? RelentException.Reason.NOT_RETRYABLE : exception.reason());
+  }
+
+  /**
+   * Returns the class of the last attempt's outcome, as the executor's {@link
+   * OutcomeDescriber#outcomeClass} names it: through the HTTP adapters {@code 2xx}, {@code 4xx},
+   * {@code 429}, {@code 5xx}, {@code io}, ...; {@value OutcomeDescriber#NO_CLASS} for events before
+   * any attempt finished and for an executor whose describer names none.
+   *
+   * @return the class, never null
+   */
+  public String outcomeClass() {
+    return outcomeClass;
+  }
+
+  /**
+   * Returns whether the server chose the wait of a {@link Type#RETRY} event: its hint ({@code
+   * Retry-After}, a rate-limit reset), with the spread, asked for longer than the backoff. False
+   * when the backoff decided (also with a hint that asked for less), and for other events.
+   *
+   * @return true if the wait is the server's
+   */
+  public boolean isServerWait() {
+    return serverWait;
   }
 
   @Override

@@ -146,16 +146,19 @@ final class ScopedGuards {
     return 0;
   }
 
-  /** Records an outcome in the breakers whose permits this attempt holds. */
-  void record(Verdict verdict, long attemptStart) {
+  /**
+   * Reports the call's outcome ({@link Execution#CALL_SUCCEEDED}, {@link Execution#CALL_FAILED}) to
+   * the breakers whose permits this attempt holds, or frees them ({@link Execution#CALL_NEUTRAL}).
+   */
+  void record(int outcome, long attemptStart) {
     for (int i = 0; i < breakers.length; i++) {
       if (!permits[i]) {
         continue;
       }
       permits[i] = false;
-      if (verdict.kind() == Verdict.Kind.SUCCESS) {
+      if (outcome == Execution.CALL_SUCCEEDED) {
         breakers[i].onSuccess(attemptStart);
-      } else if (verdict.isDownstreamFailure()) {
+      } else if (outcome == Execution.CALL_FAILED) {
         breakers[i].onFailure(attemptStart);
       } else {
         breakers[i].releasePermission();

@@ -8,7 +8,10 @@ import java.util.Objects;
  *
  * <p>A verdict also says whether the outcome counts as a failure of the downstream service, which
  * is what the circuit breaker counts: a 404 stops the retries but says nothing bad about the
- * server; a 500 on a non-idempotent request is not retried yet still counts as a failure.
+ * server; a 500 on a non-idempotent request is not retried yet still counts as a failure. An abort
+ * on a result hands the result back to the caller as the call's answer, unless the verdict {@link
+ * #rejectsResult() rejects it} ({@link #reject}): then the call fails, and every observer (meters,
+ * spans, logs) hears one outcome, the failure the caller gets.
  *
  * <p>Immutable and thread-safe. Classifiers should return constants (as {@link #SUCCESS}) or
  * verdicts they created once, so that classifying allocates nothing.
@@ -25,22 +28,24 @@ public final class Verdict {
   }
 
   /** A success under the rule {@code "success"}. */
-  public static final Verdict SUCCESS = new Verdict(Kind.SUCCESS, "success", false);
+  public static final Verdict SUCCESS = new Verdict(Kind.SUCCESS, "success", false, false);
 
   /** A retry under the rule {@code "retry"}. */
-  public static final Verdict RETRY = new Verdict(Kind.RETRY, "retry", true);
+  public static final Verdict RETRY = new Verdict(Kind.RETRY, "retry", true, false);
 
   /** An abort under the rule {@code "abort"} that does not count against the downstream. */
-  public static final Verdict ABORT = new Verdict(Kind.ABORT, "abort", false);
+  public static final Verdict ABORT = new Verdict(Kind.ABORT, "abort", false, false);
 
   private final Kind kind;
   private final String rule;
   private final boolean downstreamFailure;
+  private final boolean rejectsResult;
 
-  private Verdict(Kind kind, String rule, boolean downstreamFailure) {
+  private Verdict(Kind kind, String rule, boolean downstreamFailure, boolean rejectsResult) {
     this.kind = kind;
     this.rule = rule;
     this.downstreamFailure = downstreamFailure;
+    this.rejectsResult = rejectsResult;
   }
 
   /**
@@ -51,7 +56,7 @@ public final class Verdict {
    * @throws NullPointerException if {@code rule} is null
    */
   public static Verdict success(String rule) {
-    return new Verdict(Kind.SUCCESS, requireRule(rule), false);
+    return new Verdict(Kind.SUCCESS, requireRule(rule), false, false);
   }
 
   /**
@@ -62,7 +67,7 @@ public final class Verdict {
    * @throws NullPointerException if {@code rule} is null
    */
   public static Verdict retry(String rule) {
-    return new Verdict(Kind.RETRY, requireRule(rule), true);
+    return new Verdict(Kind.RETRY, requireRule(rule), true, false);
   }
 
   /**
@@ -74,7 +79,7 @@ public final class Verdict {
    * @throws NullPointerException if {@code rule} is null
    */
   public static Verdict abort(String rule) {
-    return new Verdict(Kind.ABORT, requireRule(rule), false);
+    return new Verdict(Kind.ABORT, requireRule(rule), false, false);
   }
 
   /**
@@ -86,7 +91,25 @@ public final class Verdict {
    * @throws NullPointerException if {@code rule} is null
    */
   public static Verdict abortFailure(String rule) {
-    return new Verdict(Kind.ABORT, requireRule(rule), true);
+    return new Verdict(Kind.ABORT, requireRule(rule), true, false);
+  }
+
+  /**
+   * Creates an abort verdict for a downstream failure whose result, when the attempt returned one,
+   * must not reach the caller as the answer: the call fails as it does on a checked failure that is
+   * not retried, with a {@link RelentException} of reason {@link
+   * RelentException.Reason#NOT_RETRYABLE} whose {@link RelentException#lastResult()} is that
+   * result, and the circuit breaker counts a failure. For example a 503 answer to a payment request
+   * without an idempotency key, which may have taken effect and so is not sent again: the HTTP
+   * adapters turn the give-up into their {@code NotRetriedWriteException}, and the call is one
+   * failure whether the server answered or the connection broke.
+   *
+   * @param rule the name of the rule that fired
+   * @return a new verdict
+   * @throws NullPointerException if {@code rule} is null
+   */
+  public static Verdict reject(String rule) {
+    return new Verdict(Kind.ABORT, requireRule(rule), true, true);
   }
 
   private static String requireRule(String rule) {
@@ -120,17 +143,28 @@ public final class Verdict {
     return downstreamFailure;
   }
 
+  /**
+   * Returns whether the executor gives up on a result this verdict judged, in place of returning
+   * it: true only for {@link #reject} verdicts.
+   *
+   * @return true if a result so judged fails the call
+   */
+  public boolean rejectsResult() {
+    return rejectsResult;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Verdict
         && ((Verdict) o).kind == kind
         && ((Verdict) o).rule.equals(rule)
-        && ((Verdict) o).downstreamFailure == downstreamFailure;
+        && ((Verdict) o).downstreamFailure == downstreamFailure
+        && ((Verdict) o).rejectsResult == rejectsResult;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, rule, downstreamFailure);
+    return Objects.hash(kind, rule, downstreamFailure, rejectsResult);
   }
 
   @Override

@@ -32,6 +32,21 @@ import java.util.function.Consumer;
  *       if a probe fails, that is when the next probe may go.
  * </ul>
  *
+ * <p><b>A call, not an attempt.</b> The executor asks for a permission before every attempt, so
+ * that a breaker that opens stops the retries of calls under way, but reports one outcome per call,
+ * that of the attempt that ended it: a call that succeeded after a retried 503 is one success, one
+ * that gave up after its retries one failure; an attempt that is retried gives its permission back
+ * ({@link #releasePermission()}), so a half-open probe is a whole call, its retries included. The
+ * window, {@code minimumCalls} and {@link Metrics#calls()} count these calls. Counted as a failure
+ * is a call that ended on an outcome whose verdict is a downstream failure ({@link
+ * dev.relent.Verdict#isDownstreamFailure()}): a 5xx, a network fault. Not counted either way: an
+ * abort that is the caller's problem (a 4xx), and an answer by which the server paces the caller,
+ * one whose hint {@linkplain dev.relent.ServerHint#pausesAll() pauses every caller} (a 429,
+ * rate-limit headers with nothing left, a spent quota): the server is pacing, not failing. A 503
+ * with {@code Retry-After} does count: the server says it is unavailable, and when to come back. A
+ * call that ends between attempts (refused by a guard, a deadline reached while waiting, an
+ * interrupt, a cancellation) reports nothing, its last attempt having been retried.
+ *
  * <p>Outcomes are attributed by the state at the time they are reported: an outcome reported while
  * open, or while half-open with no probe in flight (a call permitted before the breaker opened), is
  * ignored. A call refused by the breaker is never reported, so never counted. The window's calls

@@ -39,11 +39,12 @@ import java.util.TreeMap;
  *
  * <p>{@link Rule#RETRY} retries an idempotent or keyed request only: a POST or PATCH without an
  * {@code Idempotency-Key} is never re-sent after it may have reached the server, and the decision
- * is an abort named after the row with {@code -unkeyed-write} ({@code http-503-unkeyed-write}).
- * This holds for 503 and 429 too, although by their semantics the server did not process the
- * request: the response may come from a proxy that did pass the request on, and a write is retried
- * a write only with a key. A caller who trusts a server's 503 can say so with {@code with(503,
- * Rule.RETRY_ANY_METHOD)}.
+ * is a {@linkplain Verdict#reject rejection} named after the row with {@code -unkeyed-write}
+ * ({@code http-503-unkeyed-write}): the call fails, whether the server answered or the connection
+ * broke, and the adapters throw a {@link NotRetriedWriteException}. This holds for 503 and 429 too,
+ * although by their semantics the server did not process the request: the response may come from a
+ * proxy that did pass the request on, and a write is retried a write only with a key. A caller who
+ * trusts a server's 503 can say so with {@code with(503, Rule.RETRY_ANY_METHOD)}.
  *
  * <p>Override a row per client or per request; a table is immutable and {@code with} returns a new
  * one: {@code DecisionTable.ofDefaults().with(503, Rule.NEVER).with(Fault.UNKNOWN_HOST,
@@ -212,7 +213,7 @@ public final class DecisionTable {
 
   private static Decision unkeyedWrite(String name, Rule rule) {
     return new Decision(
-        Verdict.abortFailure(name + "-unkeyed-write"),
+        Verdict.reject(name + "-unkeyed-write"),
         rule,
         true,
         "not re-sent: the request may have reached the server and a non-idempotent request"

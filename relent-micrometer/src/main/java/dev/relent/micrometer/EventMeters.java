@@ -17,21 +17,35 @@ import java.util.function.IntFunction;
  * event costs an array read and a counter increment or a timer record.
  *
  * <p>Every tag combination has one slot: calls by (outcome and reason) times retried, attempts by
- * kind, attempt timers by kind times verdict. A slot is filled at most once in effect: two threads
- * racing to fill it register the same meter id, and Micrometer returns the same meter to both. The
- * arrays are {@link AtomicReferenceArray}s so that a meter is published safely to other threads.
+ * kind, attempt timers by kind times verdict times status class, retry waits by source. A slot is
+ * filled at most once in effect: two threads racing to fill it register the same meter id, and
+ * Micrometer returns the same meter to both. The arrays are {@link AtomicReferenceArray}s so that a
+ * meter is published safely to other threads.
  */
 final class EventMeters {
   private static final RelentException.Reason[] REASONS = RelentException.Reason.values();
   private static final Verdict.Kind[] VERDICTS = Verdict.Kind.values();
 
+  /**
+   * The values of the {@code status} tag: the outcome classes the HTTP adapters name, then {@code
+   * none} (no class: an executor without HTTP, a failure that is not the network's) and {@code
+   * other}, which any value not listed here becomes, so that the tag stays bounded.
+   */
+  static final String[] STATUS_CLASSES = {
+    "1xx", "2xx", "3xx", "4xx", "429", "5xx", "io", RelentMetrics.NONE, "other"
+  };
+
+  private static final int OTHER_STATUS = STATUS_CLASSES.length - 1;
+
   /** The slot of the calls that succeeded; a failure's slot is 1 + its reason's ordinal. */
   private static final int SUCCESS = 0;
 
-  /** The slots of {@link #waits}. */
-  private static final int RETRY_WAIT = 0;
+  /** The slots of {@link #waits}: a retry's wait the backoff chose, the server's, a pacer's. */
+  private static final int BACKOFF_WAIT = 0;
 
-  private static final int PACER_WAIT = 1;
+  private static final int SERVER_WAIT = 1;
+
+  private static final int PACER_WAIT = 2;
 
   private final MeterRegistry registry;
   private final Tags tags;
@@ -46,12 +60,12 @@ final class EventMeters {
   /** first, retry. */
   private final AtomicReferenceArray<Counter> attempts = new AtomicReferenceArray<>(2);
 
-  /** kind × verdict. */
+  /** kind × verdict × status class. */
   private final AtomicReferenceArray<Timer> attemptTimers =
-      new AtomicReferenceArray<>(2 * VERDICTS.length);
+      new AtomicReferenceArray<>(2 * VERDICTS.length * STATUS_CLASSES.length);
 
-  /** {@link #RETRY_WAIT}, {@link #PACER_WAIT}. */
-  private final AtomicReferenceArray<Timer> waits = new AtomicReferenceArray<>(2);
+  /** {@link #BACKOFF_WAIT}, {@link #SERVER_WAIT}, {@link #PACER_WAIT}. */
+  private final AtomicReferenceArray<Timer> waits = new AtomicReferenceArray<>(3);
 
   // The meters' makers, bound once so that an event allocates nothing.
   private final IntFunction<Counter> newCallCounter = this::newCallCounter;
@@ -84,12 +98,14 @@ final class EventMeters {
         {
           Verdict verdict = event.verdict().orElse(null);
           int v = verdict == null ? Verdict.Kind.ABORT.ordinal() : verdict.kind().ordinal();
-          meter(attemptTimers, retry * VERDICTS.length + v, newAttemptTimer)
+          int slot = (retry * VERDICTS.length + v) * STATUS_CLASSES.length;
+          meter(attemptTimers, slot + statusClass(event.outcomeClass()), newAttemptTimer)
               .record(event.attemptDurationNanos(), TimeUnit.NANOSECONDS);
           return false;
         }
       case RETRY:
-        meter(waits, RETRY_WAIT, newWaitTimer).record(event.waitNanos(), TimeUnit.NANOSECONDS);
+        meter(waits, event.isServerWait() ? SERVER_WAIT : BACKOFF_WAIT, newWaitTimer)
+            .record(event.waitNanos(), TimeUnit.NANOSECONDS);
         return false;
       case PACED:
         meter(waits, PACER_WAIT, newWaitTimer).record(event.waitNanos(), TimeUnit.NANOSECONDS);
@@ -98,14 +114,8 @@ final class EventMeters {
         endCall(SUCCESS, event);
         return true;
       case FAILURE:
-        {
-          RelentException e = event.exception().orElse(null);
-          // An unchecked failure the policy does not retry is rethrown as it is: not retryable.
-          RelentException.Reason reason =
-              e == null ? RelentException.Reason.NOT_RETRYABLE : e.reason();
-          endCall(1 + reason.ordinal(), event);
-          return true;
-        }
+        endCall(1 + event.giveUpReason().orElseThrow().ordinal(), event);
+        return true;
       default:
         return false;
     }
@@ -115,6 +125,30 @@ final class EventMeters {
     meter(calls, slot * 2 + (event.isRetry() ? 1 : 0), newCallCounter).increment();
     meter(callTimers, slot == SUCCESS ? 0 : 1, newCallTimer)
         .record(event.elapsedNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** The slot of an outcome class in {@link #STATUS_CLASSES}; {@code other} if not listed. */
+  static int statusClass(String outcomeClass) {
+    switch (outcomeClass) {
+      case "1xx":
+        return 0;
+      case "2xx":
+        return 1;
+      case "3xx":
+        return 2;
+      case "4xx":
+        return 3;
+      case "429":
+        return 4;
+      case "5xx":
+        return 5;
+      case "io":
+        return 6;
+      case RelentMetrics.NONE:
+        return 7;
+      default:
+        return OTHER_STATUS;
+    }
   }
 
   /** The meter in slot {@code i}, made by {@code make} on first use. */
@@ -157,24 +191,33 @@ final class EventMeters {
         .register(registry);
   }
 
-  /** Slot {@code i} of {@link #attemptTimers}: kind × verdict. */
+  /** Slot {@code i} of {@link #attemptTimers}: (kind × verdict) × status class. */
   private Timer newAttemptTimer(int i) {
+    int kindAndVerdict = i / STATUS_CLASSES.length;
     return Timer.builder("relent.attempt.duration")
-        .description("Time each attempt took, by kind and by the verdict on its outcome")
+        .description(
+            "Time each attempt took, by kind, by the verdict on its outcome and by the outcome's"
+                + " status class")
         .tags(tags)
-        .tag("kind", i / VERDICTS.length == 0 ? "first" : "retry")
-        .tag("verdict", VERDICTS[i % VERDICTS.length].name().toLowerCase(Locale.ROOT))
+        .tag("kind", kindAndVerdict / VERDICTS.length == 0 ? "first" : "retry")
+        .tag("verdict", VERDICTS[kindAndVerdict % VERDICTS.length].name().toLowerCase(Locale.ROOT))
+        .tag("status", STATUS_CLASSES[i % STATUS_CLASSES.length])
         .register(registry);
   }
 
   private Timer newWaitTimer(int which) {
-    boolean retry = which == RETRY_WAIT;
-    return Timer.builder(retry ? "relent.retry.wait" : "relent.pacer.wait")
+    if (which == PACER_WAIT) {
+      return Timer.builder("relent.pacer.wait")
+          .description("Wait before a start that a pacer or a scope's pause asked for")
+          .tags(tags)
+          .register(registry);
+    }
+    return Timer.builder("relent.retry.wait")
         .description(
-            retry
-                ? "Wait chosen before each retry: backoff, or the server's hint"
-                : "Wait before a start that a pacer or a scope's pause asked for")
+            "Wait chosen before each retry, by its source: the backoff, or the server's hint when it"
+                + " asked for longer")
         .tags(tags)
+        .tag("source", which == SERVER_WAIT ? "server" : "backoff")
         .register(registry);
   }
 }

@@ -47,6 +47,15 @@ final class GuardGauges {
             b -> b.state() == state ? 1 : 0,
             "1 for the circuit breaker's state, 0 for the others");
       }
+      gauges.meters.add(
+          Gauge.builder(
+                  "relent.circuit.breaker.failure.rate", breaker, b -> b.metrics().failureRate())
+              .description(
+                  "Failed calls among the calls in the circuit breaker's window, in percent (0"
+                      + " without calls; frozen while not closed, showing what opened it)")
+              .baseUnit("percent")
+              .tags(tags)
+              .register(registry));
     }
     if (budget != null) {
       gauges.add(

@@ -35,16 +35,23 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code relent.calls} (counter): operations that ended; {@code outcome} {@code success} (a
  *       result was returned, also one the policy stops at, such as an HTTP 400) or {@code failure};
  *       {@code reason} the give-up reason's {@linkplain dev.relent.RelentException.Reason#slug()
- *       slug}, {@code not-retryable} for an unchecked failure rethrown as it is, {@code none} for a
+ *       slug} ({@link RelentEvent#giveUpReason()}, which the spans and log lines spell the same
+ *       way), {@code not-retryable} for an unchecked failure rethrown as it is, {@code none} for a
  *       success; {@code retried} {@code true} if more than one attempt was made.
  *   <li>{@code relent.attempts} (counter): attempts started; {@code kind} {@code first} or {@code
  *       retry}. With {@code relent.calls} these read as the executor's {@link
  *       RelentExecutor#counters() counters} do (an asynchronous call the caller cancels is in
  *       neither).
  *   <li>{@code relent.call.duration} (timer): from a call's start to its end; {@code outcome}.
- *   <li>{@code relent.attempt.duration} (timer): each attempt; {@code kind} and {@code verdict}
- *       ({@code success}, {@code retry} or {@code abort}).
- *   <li>{@code relent.retry.wait} (timer): the wait chosen before each retry.
+ *   <li>{@code relent.attempt.duration} (timer): each attempt; {@code kind}, {@code verdict}
+ *       ({@code success}, {@code retry} or {@code abort}) and {@code status}, the class of its
+ *       outcome as the executor's {@link dev.relent.OutcomeDescriber#outcomeClass describer} names
+ *       it: through the HTTP adapters {@code 1xx}, {@code 2xx}, {@code 3xx}, {@code 4xx}, {@code
+ *       429}, {@code 5xx}, {@code io} (a network fault: no answer), {@code none} (a failure that is
+ *       not the network's, or an executor without HTTP), and {@code other} for anything else.
+ *   <li>{@code relent.retry.wait} (timer): the wait chosen before each retry; {@code source} {@code
+ *       server} when the server's hint asked for longer than the backoff ({@link
+ *       RelentEvent#isServerWait()}), else {@code backoff}.
  *   <li>{@code relent.pacer.wait} (timer): each wait longer than zero before a start, that the
  *       executor's pacer, a scope's pacer or a scope's pause asked for.
  * </ul>
@@ -56,7 +63,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <ul>
  *   <li>{@code relent.circuit.breaker.state}: 1 for the breaker's state, 0 for the others; {@code
- *       state} {@code closed}, {@code open} or {@code half-open}.
+ *       state} {@code closed}, {@code open} or {@code half-open}. {@code
+ *       relent.circuit.breaker.failure.rate} (base unit percent): the failed calls among the calls
+ *       in its window, 0 without calls.
  *   <li>{@code relent.retry.budget.available} and {@code relent.retry.budget.limit}: retries the
  *       budget allows now, and in its window.
  *   <li>{@code relent.concurrency.in.use}, {@code relent.concurrency.limit} and {@code
@@ -106,6 +115,8 @@ public final class RelentMetrics implements MeterBinder {
           "retried",
           "kind",
           "verdict",
+          "status",
+          "source",
           "state",
           "scope",
           "scope.kind");

@@ -75,6 +75,7 @@ class PrometheusNamesTest {
             "relent_call_duration_seconds summary",
             "relent_call_duration_seconds_max gauge",
             "relent_calls_total counter",
+            "relent_circuit_breaker_failure_rate_percent gauge",
             "relent_circuit_breaker_state gauge",
             "relent_concurrency_in_use gauge",
             "relent_concurrency_limit gauge",
@@ -101,6 +102,11 @@ class PrometheusNamesTest {
                 + "state=\"closed\"} 1.0")
         .contains(
             "relent_pacer_rate{name=\"api\",scope=\"GET api.example.com/v1/items/{id}\","
-                + "scope_kind=\"endpoint\"} 100.0");
+                + "scope_kind=\"endpoint\"} 100.0")
+        .contains(
+            "relent_circuit_breaker_failure_rate_percent{name=\"api\",scope=\"none\","
+                + "scope_kind=\"none\"} 0.0")
+        .contains("relent_retry_wait_seconds_count{name=\"api\",source=\"backoff\"} 1")
+        .contains("status=\"none\",verdict=\"retry\"");
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.relent.OutcomeDescriber;
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
@@ -118,8 +119,9 @@ class RelentMetricsTest {
 
     assertThat(Meters.of(registry))
         .containsExactly(
-            "relent.attempt.duration{kind=first,name=api,verdict=success} count=1 total=0ms"
-                + " max=0ms",
+            // A describer without HTTP names no status class.
+            "relent.attempt.duration{kind=first,name=api,status=none,verdict=success} count=1"
+                + " total=0ms max=0ms",
             "relent.attempts{kind=first,name=api} 1",
             "relent.call.duration{name=api,outcome=success} count=1 total=0ms max=0ms",
             "relent.calls{name=api,outcome=success,reason=none,retried=false} 1");
@@ -284,6 +286,39 @@ class RelentMetricsTest {
     assertThat(registry.get("relent.circuit.breaker.state").tag("state", "closed").gauge().value())
         .isEqualTo(1);
     return new WeakReference<>(breaker);
+  }
+
+  @Test
+  void aStatusClassOutsideTheKnownSetIsOtherSoTheTagStaysBounded() {
+    RelentMetrics metrics = RelentMetrics.of("api");
+    RelentExecutor<String> executor =
+        RelentExecutor.<String>builder(RetryPolicy.ofDefaults())
+            .withOutcomeDescriber(
+                new OutcomeDescriber<>() {
+                  @Override
+                  public String describe(String result, Throwable failure) {
+                    return "result";
+                  }
+
+                  @Override
+                  public String outcomeClass(String result, Throwable failure) {
+                    return result; // an exact value per call: unbounded
+                  }
+                })
+            .withTime(time)
+            .onEvent(metrics.listener())
+            .build();
+    metrics.bindTo(registry);
+    for (String value : new String[] {"2xx", "HTTP 200", "HTTP 201", "/v1/items/7"}) {
+      executor.get(() -> value);
+    }
+    assertThat(Meters.of(registry))
+        .filteredOn(line -> line.startsWith("relent.attempt.duration"))
+        .containsExactly(
+            "relent.attempt.duration{kind=first,name=api,status=2xx,verdict=success} count=1"
+                + " total=0ms max=0ms",
+            "relent.attempt.duration{kind=first,name=api,status=other,verdict=success} count=3"
+                + " total=0ms max=0ms");
   }
 
   private RelentExecutor<String> executor(RelentMetrics metrics) {

@@ -109,6 +109,8 @@ class ScopeMetersTest {
     String e = "{name=api,scope=" + endpoint + ",scope.kind=endpoint";
     assertThat(scopeLines())
         .containsExactlyInAnyOrder(
+            // Two calls: a success after a 429, and a give-up on a 429: no failure among them.
+            "relent.circuit.breaker.failure.rate" + a + "} 0",
             "relent.circuit.breaker.state" + a + ",state=closed} 1",
             "relent.circuit.breaker.state" + a + ",state=half-open} 0",
             "relent.circuit.breaker.state" + a + ",state=open} 0",

@@ -52,7 +52,7 @@ class ScriptedRunTest {
                   .route("/down")
                   .steps(Step.status(503))
                   .route("/busy")
-                  .steps(Step.status(429).withHeader("Retry-After", "60"))
+                  .steps(Step.status(503).withHeader("Retry-After", "60"))
                   .build())
           .withClock(time);
 
@@ -63,7 +63,7 @@ class ScriptedRunTest {
     CircuitBreaker breaker =
         CircuitBreaker.builder()
             .withCountWindow(10)
-            .withMinimumCalls(9) // opens with the run's ninth outcome: 7 failures of 9
+            .withMinimumCalls(4) // opens with the run's fourth counted call: 2 failures of 4
             .withTime(time)
             .build();
     RetryBudget budget = RetryBudget.builder().withTime(time).build();
@@ -100,13 +100,14 @@ class ScriptedRunTest {
     assertThat(get(http, server, "/flaky")).isEqualTo(200);
     // t = 400 ms: the pacer holds the start 100 ms; a 400 is handed back as it is.
     assertThat(get(http, server, "/bad")).isEqualTo(400);
-    // t = 500 ms: paced 100 ms; 429 with Retry-After: 1 pauses the pacer, wait 1 s, 200.
+    // t = 500 ms: paced 100 ms; 429 with Retry-After: 1 pauses the pacer, wait 1 s, 200: for
+    // the breaker one call, a success (the 429 is the server pacing, not failing).
     assertThat(get(http, server, "/limited")).isEqualTo(200);
-    // t = 1.6 s: paced 100 ms; 503 three times, the retries used up.
+    // t = 1.6 s: paced 100 ms; 503 three times, the retries used up: one failed call.
     assertThat(catchThrowable(() -> get(http, server, "/down")))
         .isInstanceOf(RetriesExhaustedException.class);
-    // t = 2.1 s: paced 100 ms; 429 asking for 60 s, more than the 5 s allowed; it pauses the
-    // pacer for 60 s all the same, and its failure is the breaker's ninth outcome: it opens.
+    // t = 2.1 s: paced 100 ms; 503 asking for 60 s, more than the 5 s allowed: the server is
+    // failing, so the breaker's fourth call is its second failure, and it opens.
     assertThat(catchThrowable(() -> get(http, server, "/busy")))
         .isInstanceOf(ServerWaitTooLongException.class);
     // t = 2.2 s: the open breaker refuses before anything is sent.
@@ -117,14 +118,17 @@ class ScriptedRunTest {
     String own = "{name=api,region=eu,scope=none,scope.kind=none}";
     assertThat(Meters.of(registry))
         .containsExactly(
-            "relent.attempt.duration{kind=first,name=api,region=eu,verdict=abort}"
+            // By the status class of each attempt's outcome: 429 apart from the other 4xx.
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=429,verdict=retry}"
                 + " count=1 total=0ms max=0ms",
-            "relent.attempt.duration{kind=first,name=api,region=eu,verdict=retry}"
-                + " count=4 total=0ms max=0ms",
-            "relent.attempt.duration{kind=retry,name=api,region=eu,verdict=retry}"
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=4xx,verdict=abort}"
+                + " count=1 total=0ms max=0ms",
+            "relent.attempt.duration{kind=first,name=api,region=eu,status=5xx,verdict=retry}"
                 + " count=3 total=0ms max=0ms",
-            "relent.attempt.duration{kind=retry,name=api,region=eu,verdict=success}"
+            "relent.attempt.duration{kind=retry,name=api,region=eu,status=2xx,verdict=success}"
                 + " count=2 total=0ms max=0ms",
+            "relent.attempt.duration{kind=retry,name=api,region=eu,status=5xx,verdict=retry}"
+                + " count=3 total=0ms max=0ms",
             "relent.attempts{kind=first,name=api,region=eu} 5",
             "relent.attempts{kind=retry,name=api,region=eu} 5",
             "relent.call.duration{name=api,outcome=failure,region=eu}"
@@ -138,6 +142,8 @@ class ScriptedRunTest {
                 + "retried=false} 1",
             "relent.calls{name=api,outcome=success,reason=none,region=eu,retried=false} 1",
             "relent.calls{name=api,outcome=success,reason=none,region=eu,retried=true} 2",
+            // 2 failed calls of 4, frozen as the breaker opened.
+            "relent.circuit.breaker.failure.rate" + own + " 50",
             "relent.circuit.breaker.state{name=api,region=eu,scope=none,scope.kind=none,"
                 + "state=closed} 0",
             "relent.circuit.breaker.state{name=api,region=eu,scope=none,scope.kind=none,"
@@ -148,13 +154,20 @@ class ScriptedRunTest {
             "relent.concurrency.limit" + own + " 4",
             "relent.concurrency.waiting" + own + " 0",
             "relent.pacer.interval" + own + " 0.1s",
-            "relent.pacer.pause" + own + " 60s",
+            "relent.pacer.pause" + own + " 0s",
             "relent.pacer.rate" + own + " 10",
             "relent.pacer.wait{name=api,region=eu} count=4 total=400ms max=100ms",
             // Floor 10 a second over the 10 s window; 5 retries drawn.
             "relent.retry.budget.available" + own + " 95",
             "relent.retry.budget.limit" + own + " 100",
-            "relent.retry.wait{name=api,region=eu} count=5 total=1800ms max=1000ms");
+            // Four backoffs of 200 ms; the 429's Retry-After: 1 was longer than its backoff.
+            "relent.retry.wait{name=api,region=eu,source=backoff} count=4 total=800ms max=200ms",
+            "relent.retry.wait{name=api,region=eu,source=server} count=1 total=1000ms"
+                + " max=1000ms");
+
+    // The breaker counted calls: /flaky, /limited, /down, /busy; not /bad (a 400) or attempts.
+    assertThat(breaker.metrics().calls()).isEqualTo(4);
+    assertThat(breaker.metrics().failures()).isEqualTo(2);
 
     // The counters read as the executor's own do.
     RelentCounters counters = http.executor().counters();

@@ -33,15 +33,17 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>{@code relent.retry}: a retry was decided after attempt {@code relent.attempt}, by the rule
- *       {@code relent.rule}, waiting {@code relent.wait_ms} milliseconds; with {@code
+ *       {@code relent.rule}, waiting {@code relent.wait_ms} milliseconds, which {@code
+ *       relent.wait_source} says the {@code backoff} or the {@code server} chose; with {@code
  *       relent.server_hint} (such as {@code Retry-After: 2}) and {@code relent.server_hint.wait_ms}
  *       when the server said when to come back;
  *   <li>{@code relent.paced}: the pacer made attempt {@code relent.attempt} wait {@code
  *       relent.wait_ms} milliseconds before it started;
  *   <li>{@code relent.give_up}: the executor gave up after attempt {@code relent.attempt}, for
- *       {@code relent.reason} ({@code RETRIES_EXHAUSTED}, {@code DEADLINE}, {@code
- *       SERVER_WAIT_TOO_LONG}, ...), with the rule of the last outcome, {@code relent.rule}, and
- *       the give-up's message, {@code relent.message}.
+ *       {@code relent.reason}, the reason's {@linkplain dev.relent.RelentException.Reason#slug()
+ *       slug} as the meters' {@code reason} tag spells it ({@code retries-exhausted}, {@code
+ *       deadline}, {@code server-wait-too-long}, {@code not-retryable}, ...), with the rule of the
+ *       last outcome, {@code relent.rule}, and the give-up's message, {@code relent.message}.
  * </ul>
  *
  * <p><b>Each physical request's span</b>, kind {@code CLIENT}, named after the method ({@code GET},

@@ -52,6 +52,7 @@ final class TracedCall implements CallObserver {
   static final AttributeKey<String> HINT = AttributeKey.stringKey("relent.server_hint");
   static final AttributeKey<Long> HINT_WAIT_MS = AttributeKey.longKey("relent.server_hint.wait_ms");
   static final AttributeKey<String> REASON = AttributeKey.stringKey("relent.reason");
+  static final AttributeKey<String> WAIT_SOURCE = AttributeKey.stringKey("relent.wait_source");
   static final AttributeKey<String> MESSAGE = AttributeKey.stringKey("relent.message");
 
   /** The conventions' {@code error.type} when nothing more precise is known. */
@@ -200,6 +201,7 @@ final class TracedCall implements CallObserver {
           AttributesBuilder a = Attributes.builder().put(ATTEMPT, (long) event.attempt());
           event.verdict().map(Verdict::rule).ifPresent(rule -> a.put(RULE, rule));
           event.waitTime().ifPresent(wait -> a.put(WAIT_MS, millis(wait)));
+          a.put(WAIT_SOURCE, event.isServerWait() ? "server" : "backoff");
           event.hint().ifPresent(hint -> putHint(a, hint));
           span.addEvent(RETRY_EVENT, a.build());
           break;
@@ -216,15 +218,12 @@ final class TracedCall implements CallObserver {
           AttributesBuilder a = Attributes.builder().put(ATTEMPT, (long) event.attempt());
           event.verdict().map(Verdict::rule).ifPresent(rule -> a.put(RULE, rule));
           event.hint().ifPresent(hint -> putHint(a, hint));
+          // The meters' reason tag and the log line's give-up spell it the same way.
+          event.giveUpReason().ifPresent(reason -> a.put(REASON, reason.slug()));
           event
               .exception()
-              .ifPresent(
-                  e -> {
-                    a.put(REASON, e.reason().name());
-                    if (e.getMessage() != null) {
-                      a.put(MESSAGE, redactor.text(e.getMessage()));
-                    }
-                  });
+              .map(RelentException::getMessage)
+              .ifPresent(message -> a.put(MESSAGE, redactor.text(message)));
           span.addEvent(GIVE_UP_EVENT, a.build());
           break;
         }

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.relent.Backoff;
 import dev.relent.Jitter;
+import dev.relent.RelentException;
 import dev.relent.RetriesExhaustedException;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.Pacer;
+import dev.relent.http.NotRetriedWriteException;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.http.jdk.RelentHttpClient;
 import dev.relent.mockserver.JournalEntry;
@@ -302,6 +304,8 @@ class RelentTracingTest {
     assertThat(retry.get(TracedCall.RULE)).isEqualTo("http-429");
     assertThat(retry.get(TracedCall.HINT)).contains("Retry-After").contains("2");
     assertThat(retry.get(TracedCall.HINT_WAIT_MS)).isEqualTo(2000L);
+    // The server's 2 s is longer than the 500 ms backoff: the server chose the wait.
+    assertThat(retry.get(TracedCall.WAIT_SOURCE)).isEqualTo("server");
     // The wait chosen is the server's 2 s plus a spread, and is the wait actually made.
     long waited = time.sleeper().waits().get(0).toMillis();
     assertThat(retry.get(TracedCall.WAIT_MS)).isEqualTo(waited).isGreaterThanOrEqualTo(2000L);
@@ -331,7 +335,13 @@ class RelentTracingTest {
     List<EventData> giveUps = events(call, TracedCall.GIVE_UP_EVENT);
     assertThat(giveUps).hasSize(1);
     Attributes giveUp = giveUps.get(0).getAttributes();
-    assertThat(giveUp.get(TracedCall.REASON)).isEqualTo("RETRIES_EXHAUSTED");
+    // Spelled as the meters' reason tag spells it: the reason's slug.
+    assertThat(giveUp.get(TracedCall.REASON))
+        .isEqualTo(RelentException.Reason.RETRIES_EXHAUSTED.slug())
+        .isEqualTo("retries-exhausted");
+    assertThat(events(call, TracedCall.RETRY_EVENT))
+        .extracting(e -> e.getAttributes().get(TracedCall.WAIT_SOURCE))
+        .containsExactly("backoff", "backoff");
     assertThat(giveUp.get(TracedCall.ATTEMPT)).isEqualTo(3L);
     assertThat(giveUp.get(TracedCall.RULE)).isEqualTo("http-503");
     assertThat(giveUp.get(TracedCall.MESSAGE))
@@ -339,6 +349,25 @@ class RelentTracingTest {
         .contains("api_key=REDACTED");
     assertThat(traceparents(server, "/down")).hasSize(3).doesNotHaveDuplicates();
     assertNoSecret(spans);
+  }
+
+  @Test
+  void aHeldBackWriteIsAGiveUpWithTheReasonTheMetersCount(MockServer server) {
+    HttpRequest post =
+        HttpRequest.newBuilder(server.uri("/down"))
+            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100}"))
+            .build();
+    Throwable thrown = catchThrowable(() -> client(2).send(post, BodyHandlers.ofString()));
+    assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+
+    SpanData call = callSpan(spans());
+    assertThat(call.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(call.getAttributes().get(TracedCall.STATUS)).isNull();
+    List<EventData> giveUps = events(call, TracedCall.GIVE_UP_EVENT);
+    assertThat(giveUps).hasSize(1);
+    assertThat(giveUps.get(0).getAttributes().get(TracedCall.REASON)).isEqualTo("not-retryable");
+    assertThat(giveUps.get(0).getAttributes().get(TracedCall.RULE))
+        .isEqualTo("http-503-unkeyed-write");
   }
 
   @Test

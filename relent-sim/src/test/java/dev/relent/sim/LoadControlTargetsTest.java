@@ -78,7 +78,9 @@ class LoadControlTargetsTest {
     Storm.Result storm = Storm.builder().withSeed(1).withTrials(3).build().run();
     Storm.Row quick = storm.row(Storm.Strategy.FULL_BUDGET_QUICK_BREAKER);
     assertThat(quick.amplification()).isLessThanOrEqualTo(1.10);
-    assertThat(quick.failed()).isLessThanOrEqualTo(1.05 * quick.stallRequests());
+    // 1.06x: a breaker that counts calls opens as the stall's calls give up, a little later than
+    // one that counted their first failed attempts did (1.03x).
+    assertThat(quick.failed()).isLessThanOrEqualTo(1.07 * quick.stallRequests());
     // It beats the other guards on failures at no more load: the documented recommendation.
     Storm.Row breaker = storm.row(Storm.Strategy.FULL_BUDGET_BREAKER);
     Storm.Row throttle = storm.row(Storm.Strategy.FULL_BUDGET_THROTTLE);

@@ -49,8 +49,9 @@ class StormTest {
     // The budget bounds the extra load to its 10 % plus the floor.
     assertThat(budget.amplification()).isLessThan(2.0);
     assertThat(budget.extraCalls()).isLessThan(0.1 * budget.requests() + 10 * 25 + 100);
-    // The breaker stops calling the stalled service.
-    assertThat(breaker.extraCalls()).isLessThan(100);
+    // The breaker stops calling the stalled service. It counts calls, so it hears of the stall as
+    // calls give up, not at their first failed attempt: a few hundred retries go through first.
+    assertThat(breaker.extraCalls()).isLessThan(300);
     assertThat(breaker.amplification()).isLessThan(1.2);
     assertThat(breaker.recoverySeconds()).isLessThanOrEqualTo(Storm.BREAKER_OPEN_SECONDS + 1);
   }
@@ -80,9 +81,9 @@ class StormTest {
                 + "backoff,3.896,23129.0,14.00,120.0,4940.0,48047.0,24918.0\n"
                 + "full,4.659,26488.0,10.00,1038.0,4940.0,51406.0,24918.0\n"
                 + "full+budget,1.613,1107.0,0.00,4920.0,4940.0,26025.0,24918.0\n"
-                + "full+budget+breaker,1.124,3.0,2.00,6056.0,4940.0,18930.0,24918.0\n"
+                + "full+budget+breaker,1.124,246.0,2.00,6454.0,4940.0,19195.0,24918.0\n"
                 + "full+budget+throttle,1.580,1005.0,3.00,5716.0,4940.0,24964.0,24918.0\n"
-                + "full+budget+quick-breaker,1.127,8.0,1.00,5076.0,4940.0,19964.0,24918.0\n");
+                + "full+budget+quick-breaker,1.125,253.0,1.00,5247.0,4940.0,20455.0,24918.0\n");
     assertThat(result.table())
         .endsWith(
             "\n\n"
@@ -91,9 +92,9 @@ class StormTest {
                 + "backoff                                  3.90        23129          14.0              120                  4940           0.02×     48047     24918\n"
                 + "full                                     4.66        26488          10.0             1038                  4940           0.21×     51406     24918\n"
                 + "full+budget                              1.61         1107           0.0             4920                  4940           1.00×     26025     24918\n"
-                + "full+budget+breaker                      1.12            3           2.0             6056                  4940           1.23×     18930     24918\n"
+                + "full+budget+breaker                      1.12          246           2.0             6454                  4940           1.31×     19195     24918\n"
                 + "full+budget+throttle                     1.58         1005           3.0             5716                  4940           1.16×     24964     24918\n"
-                + "full+budget+quick-breaker                1.13            8           1.0             5076                  4940           1.03×     19964     24918\n");
+                + "full+budget+quick-breaker                1.13          253           1.0             5247                  4940           1.06×     20455     24918\n");
   }
 
   @Test

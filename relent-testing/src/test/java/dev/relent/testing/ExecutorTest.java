@@ -543,8 +543,11 @@ class ExecutorTest {
     Harness<Reply> h =
         harness(mode, http().withMaxRetries(1).build(), b -> b.withCircuitBreaker(breaker));
 
-    assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
-        .isInstanceOf(RetriesExhaustedException.class);
+    // Two calls that gave up: two failures of two calls.
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
+          .isInstanceOf(RetriesExhaustedException.class);
+    }
     assertThat(breaker.state(h.time.read())).isEqualTo(CircuitBreaker.State.OPEN);
     long callsBefore = breaker.metrics(h.time.read()).calls();
     int attemptsBefore = h.attemptTimes.size();
@@ -560,6 +563,85 @@ class ExecutorTest {
     assertThat(h.attemptTimes).hasSize(attemptsBefore);
     assertThat(breaker.metrics(h.time.read()).calls()).isEqualTo(callsBefore);
     assertThat(h.executor.counters().breakerRefusals()).isEqualTo(1);
+  }
+
+  private static CircuitBreaker breaker(int minimumCalls, int probes) {
+    return CircuitBreaker.builder()
+        .withCountWindow(10)
+        .withMinimumCalls(minimumCalls)
+        .withFailureRateThreshold(50)
+        .withOpenDuration(Duration.ofSeconds(30))
+        .withHalfOpenProbes(probes)
+        .build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void theBreakerCountsCallsNotAttempts(Mode mode) {
+    CircuitBreaker breaker = breaker(4, 1);
+    Harness<Reply> h = harness(mode, http().build(), b -> b.withCircuitBreaker(breaker));
+
+    // Two calls that each succeeded after one 503: two calls, both successes, not four attempts
+    // of which half failed (which opened a breaker that wants 4 calls at 50 %).
+    h.run(Harness.answers(Reply.of(503), Reply.of(200)));
+    h.run(Harness.answers(Reply.of(503), Reply.of(200)));
+    assertThat(breaker.metrics(h.time.read()))
+        .returns(CircuitBreaker.State.CLOSED, CircuitBreaker.Metrics::state)
+        .returns(2L, CircuitBreaker.Metrics::calls)
+        .returns(0L, CircuitBreaker.Metrics::failures);
+
+    // A call that gives up after all its retries (six 503s) is one failure.
+    assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
+        .isInstanceOf(RetriesExhaustedException.class);
+    assertThat(h.attemptTimes).hasSize(10);
+    assertThat(breaker.metrics(h.time.read()))
+        .returns(3L, CircuitBreaker.Metrics::calls)
+        .returns(1L, CircuitBreaker.Metrics::failures);
+    assertThat(breaker.state(h.time.read())).isEqualTo(CircuitBreaker.State.CLOSED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anAnswerThatPacesTheCallerIsNoBreakerFailure(Mode mode) {
+    CircuitBreaker breaker = breaker(1, 1);
+    Harness<Reply> h =
+        harness(mode, http().withMaxRetries(1).build(), b -> b.withCircuitBreaker(breaker));
+
+    // A 429 says the caller goes too fast, not that the server fails: a call that retried it and
+    // then succeeded is a success, one that gave up on it counts neither way.
+    h.run(Harness.answers(Reply.rateLimited(Duration.ofSeconds(1)), Reply.of(200)));
+    assertThatThrownBy(() -> h.run(Harness.answers(Reply.rateLimited(Duration.ofSeconds(1)))))
+        .isInstanceOf(RetriesExhaustedException.class);
+    assertThat(breaker.metrics(h.time.read()))
+        .returns(CircuitBreaker.State.CLOSED, CircuitBreaker.Metrics::state)
+        .returns(1L, CircuitBreaker.Metrics::calls)
+        .returns(0L, CircuitBreaker.Metrics::failures);
+
+    // A 503 with Retry-After is the server failing, which says when to come back: it counts.
+    assertThatThrownBy(() -> h.run(Harness.answers(Reply.retryAfter(503, Duration.ofSeconds(1)))))
+        .isInstanceOf(RetriesExhaustedException.class);
+    assertThat(breaker.metrics(h.time.read()))
+        .returns(2L, CircuitBreaker.Metrics::calls)
+        .returns(1L, CircuitBreaker.Metrics::failures)
+        .returns(CircuitBreaker.State.OPEN, CircuitBreaker.Metrics::state);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aProbeIsACallWhoseRetriesBelongToIt(Mode mode) {
+    CircuitBreaker breaker = breaker(1, 1);
+    Harness<Reply> h = harness(mode, http().build(), b -> b.withCircuitBreaker(breaker));
+    assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
+        .isInstanceOf(RetriesExhaustedException.class);
+    assertThat(breaker.state(h.time.read())).isEqualTo(CircuitBreaker.State.OPEN);
+    h.time.advance(Duration.ofSeconds(30));
+
+    // The probe's first attempt fails and is retried; its call succeeds: the breaker closes.
+    Reply reply = h.run(Harness.answers(Reply.of(503), Reply.of(200)));
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(breaker.metrics(h.time.read()))
+        .returns(CircuitBreaker.State.CLOSED, CircuitBreaker.Metrics::state)
+        .returns(0, CircuitBreaker.Metrics::probesInFlight);
   }
 
   @ParameterizedTest

@@ -60,9 +60,21 @@ class ScopedExecutorTest {
       FakeTime time,
       GuardRegistry registry,
       UnaryOperator<RelentExecutor.Builder<Reply>> more) {
+    return harness(mode, time, registry, 0, more);
+  }
+
+  private static Harness<Reply> harness(
+      Mode mode,
+      FakeTime time,
+      GuardRegistry registry,
+      int maxRetries,
+      UnaryOperator<RelentExecutor.Builder<Reply>> more) {
     return new Harness<>(
         mode,
-        RetryPolicy.builder().withMaxRetries(0).withDeadline(Duration.ofSeconds(30)).build(),
+        RetryPolicy.builder()
+            .withMaxRetries(maxRetries)
+            .withDeadline(Duration.ofSeconds(30))
+            .build(),
         time,
         b ->
             more.apply(
@@ -571,6 +583,39 @@ class ScopedExecutorTest {
             "the circuit breaker of endpoint GET api.example.com/v1/items/{id} is open: nothing"
                 + " sent");
     assertThat(x.run(ON_USERS, Harness.answers(ok("u"))).status()).isEqualTo(200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aScopesBreakerCountsCallsAndNotTheServersPacing(Mode mode) {
+    FakeTime time = new FakeTime();
+    CircuitBreaker[] made = new CircuitBreaker[1];
+    GuardRegistry registry =
+        GuardRegistry.builder()
+            .withCircuitBreaker(
+                Scope.Kind.ENDPOINT,
+                s ->
+                    made[0] =
+                        CircuitBreaker.builder()
+                            .withFailureRateThreshold(50)
+                            .withMinimumCalls(2)
+                            .withCountWindow(10)
+                            .withTime(time)
+                            .build())
+            .withTime(time)
+            .build();
+    Harness<Reply> x = harness(mode, time, registry, 2, b -> b);
+    Reply broken = new Reply(503, null, "i");
+    Reply paced = new Reply(429, ServerHint.rateLimited(Duration.ofSeconds(1), "HTTP 429"), "i");
+
+    // Each call succeeds after a 503 and a 429: two successes, no failure, the breaker closed.
+    for (int i = 0; i < 2; i++) {
+      assertThat(x.run(ON_ITEMS, Harness.answers(broken, paced, ok("i"))).status()).isEqualTo(200);
+    }
+    assertThat(made[0].metrics())
+        .returns(CircuitBreaker.State.CLOSED, CircuitBreaker.Metrics::state)
+        .returns(2L, CircuitBreaker.Metrics::calls)
+        .returns(0L, CircuitBreaker.Metrics::failures);
   }
 
   @Test

@@ -61,9 +61,11 @@ record HttpAttemptLogger(Logger log, Clock clock, Redactor redactor) {
     }
     RelentException gaveUp = event.exception().orElse(null);
     String decision;
-    if (event.type() == RelentEvent.Type.FAILURE && gaveUp != null) {
+    RelentException.Reason reason = event.giveUpReason().orElse(null);
+    if (reason != null) {
+      // Spelled as the meters' reason tag and the span's relent.reason: one source.
       StringBuilder d = new StringBuilder("give up: ");
-      d.append(gaveUp.reason().slug());
+      d.append(reason.slug());
       event.verdict().ifPresent(verdict -> d.append(", last ").append(verdict));
       decision = d.toString();
     } else {

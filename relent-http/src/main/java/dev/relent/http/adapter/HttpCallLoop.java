@@ -294,14 +294,7 @@ public final class HttpCallLoop<R> {
         (response, failure) -> {
           // The observers hear the end before the caller does, so that a span is over by then.
           if (failure == null) {
-            R last;
-            try {
-              last = finish(call, response);
-            } catch (NotRetriedWriteException e) {
-              call.ended(-1, e);
-              outer.completeExceptionally(e);
-              return;
-            }
+            R last = finish(call, response);
             call.ended(outcomes.access().status(last), null);
             outer.complete(last);
             return;
@@ -374,12 +367,13 @@ public final class HttpCallLoop<R> {
     return call.fault(e);
   }
 
-  private R finish(HttpCall call, R response) throws NotRetriedWriteException {
-    Decision decision = outcomes.decide(response, null);
-    if (decision.notResent()) {
-      throw outcomes.notRetried(response, null, call.attempts(), call.attemptRecords());
-    }
-    call.finish(decision);
+  /**
+   * Notes the decision on the response the executor returned. A held-back write never gets here:
+   * its verdict rejects the response ({@link dev.relent.Verdict#reject}), so the executor gives up
+   * and {@link #translate} makes the exception, and the call has one outcome for every observer.
+   */
+  private R finish(HttpCall call, R response) {
+    call.finish(outcomes.decide(response, null));
     return response;
   }
 
@@ -404,6 +398,14 @@ public final class HttpCallLoop<R> {
       HttpFaultException fault = HttpOutcomes.findFault(cause);
       return fault != null ? fault : cause;
     }
+    if (e.reason() == RelentException.Reason.NOT_RETRYABLE && e.lastResult().isPresent()) {
+      // A response the table rejects: a write held back after an answer.
+      NotRetriedWriteException held =
+          outcomes.notRetried(response(e), null, e.attempts(), call.attemptRecords());
+      if (held != null) {
+        return held;
+      }
+    }
     if (call.key() != null
         && !Idempotency.isIdempotent(call.method())
         && call.mayHaveTakenEffect()) {
@@ -411,6 +413,12 @@ public final class HttpCallLoop<R> {
           e, call.method(), call.endpoint(), call.key(), call.attemptRecords());
     }
     return e;
+  }
+
+  /** The response a give-up carries: the executor ran this loop's attempts, so it is an R. */
+  @SuppressWarnings("unchecked")
+  private R response(RelentException e) {
+    return (R) e.lastResult().orElseThrow();
   }
 
   /** Throws what {@link #translate} chose; only IOException, X or unchecked ones reach here. */

@@ -302,11 +302,59 @@ public final class HttpOutcomes<R> {
    * @return a describer
    */
   public OutcomeDescriber<R> describer() {
-    return (result, failure) -> {
-      String outcome = describe(result, failure);
-      String target = target(result, failure);
-      return target == null ? outcome : outcome + " from " + target;
+    return new OutcomeDescriber<>() {
+      @Override
+      public String describe(R result, Throwable failure) {
+        String outcome = HttpOutcomes.this.describe(result, failure);
+        String target = target(result, failure);
+        return target == null ? outcome : outcome + " from " + target;
+      }
+
+      @Override
+      public String outcomeClass(R result, Throwable failure) {
+        return HttpOutcomes.this.outcomeClass(result, failure);
+      }
     };
+  }
+
+  /**
+   * Returns the class of an outcome, for meters ({@link OutcomeDescriber#outcomeClass}): the status
+   * class {@code 1xx}, {@code 2xx}, {@code 3xx}, {@code 4xx} or {@code 5xx}, {@code 429} apart from
+   * the other 4xx (the server paces the caller), {@code other} for a status outside 100-599; {@code
+   * io} for a network fault, where no answer came; {@code none} for a failure that is not the
+   * network's (a bug, an interrupt). Constants: it allocates nothing.
+   *
+   * @param result the response, when {@code failure} is null
+   * @param failure the failure, or null
+   * @return the class
+   */
+  public String outcomeClass(R result, Throwable failure) {
+    if (failure != null) {
+      return findFault(failure) != null || Fault.classify(failure) != null
+          ? "io"
+          : OutcomeDescriber.NO_CLASS;
+    }
+    if (result == null) {
+      return OutcomeDescriber.NO_CLASS;
+    }
+    int status = access.status(result);
+    if (status == 429) {
+      return "429";
+    }
+    switch (status < 100 || status > 599 ? 0 : status / 100) {
+      case 1:
+        return "1xx";
+      case 2:
+        return "2xx";
+      case 3:
+        return "3xx";
+      case 4:
+        return "4xx";
+      case 5:
+        return "5xx";
+      default:
+        return "other";
+    }
   }
 
   /** The method and redacted endpoint of the request an outcome answered, or null if unknown. */

@@ -813,6 +813,58 @@ public abstract class HttpClientContract {
             "done RetriesExhaustedException");
   }
 
+  /** The executor's end of each call a client made: SUCCESS, or FAILURE with its reason. */
+  private static CallObserver.Factory endings(List<String> heard) {
+    return call ->
+        new CallObserver() {
+          @Override
+          public void onEvent(dev.relent.RelentEvent<?> e) {
+            if (e.type() == dev.relent.RelentEvent.Type.SUCCESS) {
+              heard.add(call.endpoint() + " SUCCESS");
+            } else if (e.type() == dev.relent.RelentEvent.Type.FAILURE) {
+              heard.add(
+                  call.endpoint()
+                      + " FAILURE "
+                      + e.exception().map(x -> x.reason().slug()).orElse("(no exception)"));
+            }
+          }
+
+          @Override
+          public void callEnded(int status, Throwable failure) {
+            heard.add(
+                call.endpoint()
+                    + " ended "
+                    + (failure == null ? status : failure.getClass().getSimpleName()));
+          }
+        };
+  }
+
+  @Test
+  void aHeldBackWriteIsOneFailureForTheExecutorWhetherItGotAnAnswerOrAFault() throws Exception {
+    MockServer server =
+        server(
+            "{\"routes\":[{\"method\":\"POST\",\"path\":\"/answered\",\"steps\":["
+                + "{\"status\":503},{\"status\":200}]},"
+                + "{\"method\":\"POST\",\"path\":\"/reset\",\"steps\":["
+                + "{\"fault\":\"reset\"},{\"status\":200}]}]}");
+    List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    Client client = client(settings().withObserver(endings(heard)));
+    for (String path : List.of("/answered", "/reset")) {
+      Throwable thrown =
+          catchThrowable(() -> client.send(post(server.uri(path), CallOptions.ofDefaults())));
+      assertThat(thrown).isInstanceOf(NotRetriedWriteException.class);
+      assertThat(server.journal()).onPath(path).hasAttempts(1);
+    }
+    // The caller got an exception both times; the executor, whose events feed the meters, the
+    // spans and the logs, must say the same: a failure, not a success, and for the same reason.
+    assertThat(heard)
+        .containsExactly(
+            server.uri("/answered") + " FAILURE not-retryable",
+            server.uri("/answered") + " ended NotRetriedWriteException",
+            server.uri("/reset") + " FAILURE not-retryable",
+            server.uri("/reset") + " ended NotRetriedWriteException");
+  }
+
   @Test
   void aFailingCallObserverChangesNothing() throws Exception {
     MockServer server =
