@@ -14,6 +14,8 @@ import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.io.CloseMode;
@@ -50,7 +52,10 @@ class HttpClient5AsyncContractTest extends HttpClientContract {
         RelentAsyncExecChainHandler.builder().withPolicy(settings.policy()).withTime(time);
     settings.observers().forEach(builder::withCallObserver);
     RelentAsyncExecChainHandler relent = builder.build();
-    CloseableHttpAsyncClient http = relent.install(HttpAsyncClients.custom()).build();
+    PoolingAsyncClientConnectionManager pool =
+        PoolingAsyncClientConnectionManagerBuilder.create().build();
+    CloseableHttpAsyncClient http =
+        relent.install(HttpAsyncClients.custom().setConnectionManager(pool)).build();
     http.start();
     return new Client() {
       @Override
@@ -72,6 +77,7 @@ class HttpClient5AsyncContractTest extends HttpClientContract {
         } catch (ExecutionException e) {
           throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
         }
+        awaitReleased(pool);
         CallResult result = RelentExecChainHandler.callResult(context).orElseThrow();
         return new Reply(
             response.getCode(),
@@ -87,6 +93,18 @@ class HttpClient5AsyncContractTest extends HttpClientContract {
         waiting.shutdownNow();
       }
     };
+  }
+
+  /**
+   * The async client completes the response before it hands the connection back to its pool, on an
+   * I/O thread of its own; the next call of a test that means to reuse it waits for that here.
+   */
+  private static void awaitReleased(PoolingAsyncClientConnectionManager pool)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (pool.getTotalStats().getLeased() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
   }
 
   @Override
