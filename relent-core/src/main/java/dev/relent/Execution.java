@@ -568,7 +568,10 @@ class Execution<R> implements AttemptContext {
     long now = x.ticker.read();
     if (attempts > x.config.maxRetries()) {
       GiveUp g = facts(RelentException.Reason.RETRIES_EXHAUSTED, now);
-      g.detail = "all " + x.config.maxRetries() + " retries used";
+      g.detail =
+          x.config.maxRetries() == 0
+              ? "no retry allowed (max retries 0)"
+              : "all " + x.config.maxRetries() + " retries used";
       return fail(g);
     }
     if (hint != null && hint.isQuotaExhausted()) {

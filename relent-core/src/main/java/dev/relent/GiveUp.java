@@ -6,7 +6,8 @@ import java.time.Instant;
 /**
  * The facts behind a {@link RelentException}, gathered by the executor and turned into one message
  * so that every reason reads the same way: "{headline} after N attempts in T (last: outcome, rule
- * R; detail)".
+ * R; detail)", or "(last: outcome, not retried; detail)" when the detail is why a retryable outcome
+ * was not retried.
  */
 final class GiveUp {
   final RelentException.Reason reason;
@@ -62,7 +63,9 @@ final class GiveUp {
     boolean first = true;
     if (lastOutcome != null) {
       m.append("last: ").append(lastOutcome);
-      if (lastRule != null) {
+      if (notRetried()) {
+        m.append(", not retried");
+      } else if (lastRule != null) {
         m.append(", rule ").append(lastRule);
       }
       first = false;
@@ -83,6 +86,20 @@ final class GiveUp {
       m.append(first ? "" : "; ").append("retry at ").append(retryAt);
     }
     return m.append(')').toString();
+  }
+
+  /**
+   * Whether the last outcome was judged retryable and yet no retry followed it, for another reason
+   * (no retry allowed at all, a quota that waiting does not renew, a server wait or a deadline too
+   * long, the pacer, the budget, the breaker, an interruption): the rule that said retry is then
+   * not named, lest the message read as if the request had been retried; the detail says why not.
+   * Only a request retried until no retry was left names it ({@code rule retry: http-503; all 2
+   * retries used}). {@link RelentException#lastRule()} keeps the rule either way.
+   */
+  private boolean notRetried() {
+    return lastRule != null
+        && lastRule.startsWith("retry")
+        && !(reason == RelentException.Reason.RETRIES_EXHAUSTED && attempts > 1);
   }
 
   private String headline() {

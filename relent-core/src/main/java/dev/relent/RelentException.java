@@ -12,10 +12,9 @@ import java.util.Optional;
  * last outcome and the rule that judged it, and where a server asked for a wait, how long it asked
  * for, what was allowed and when a retry may be made.
  *
- * <p>Example message: {@code gave up after 1 attempt in 0.12 s (last: HTTP 429, rule retry:
- * http-429; server asked to wait 86400 s, more than the 30 s allowed; retry at
- * 2026-12-01T14:51:00Z)}. The last outcome is described by the policy's {@link OutcomeDescriber},
- * which never reveals secrets.
+ * <p>Example message: {@code gave up after 1 attempt in 0.12 s (last: HTTP 429, not retried; server
+ * asked to wait 86400 s, more than the 30 s allowed; retry at 2026-12-01T14:51:00Z)}. The last
+ * outcome is described by the policy's {@link OutcomeDescriber}, which never reveals secrets.
  *
  * <p>Subclasses name the reasons callers most often handle apart; {@link #reason()} names every
  * one. Immutable once thrown.

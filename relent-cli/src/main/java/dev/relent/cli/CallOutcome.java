@@ -75,7 +75,7 @@ record CallOutcome(
       // A keyed write that may have taken effect: not failed; the same key resolves it.
       return ended(
           "unresolved",
-          said(e)
+          e.getMessage()
               + (withEndpoint
                   ? " (to send it again: relent call --idempotency-key "
                       + e.idempotencyKey()
@@ -83,7 +83,7 @@ record CallOutcome(
                   : ""),
           e);
     } catch (RelentException e) {
-      return ended(e.reason().slug(), said(e), e);
+      return ended(e.reason().slug(), e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return error("interrupted", "interrupted; no further attempt is made");
@@ -93,38 +93,6 @@ record CallOutcome(
       // What failed to fit is garbage now: there is room again to say so and write the report.
       return error("error", outOfMemory(e));
     }
-  }
-
-  /**
-   * The executor's message, saying what happened to the last attempt's outcome: the rule that
-   * judged it retryable is named only when the request was retried until no retry was left ({@code
-   * (last: HTTP 503, rule retry: http-503; all 2 retries used)}); when the retry was not made for
-   * another reason (no retry allowed at all, a quota that waiting does not renew, a server wait or
-   * a deadline too long, the pacer, the budget, the breaker, an interruption) the rule gives way to
-   * {@code not retried}, and the detail after it says why: {@code (last: HTTP 429, not retried;
-   * server asked to wait 86400 s, more than the 30 s allowed; …)}.
-   */
-  static String said(RelentException e) {
-    String message = e.getMessage();
-    String rule = e.lastRule().orElse(null);
-    String last = e.lastOutcome().orElse(null);
-    if (message == null
-        || rule == null
-        || last == null
-        || !rule.startsWith("retry")
-        || (e.reason() == RelentException.Reason.RETRIES_EXHAUSTED && e.attempts() > 1)) {
-      return message;
-    }
-    String judged = "last: " + last + ", rule " + rule;
-    int at = message.indexOf(judged);
-    if (at < 0) {
-      return message;
-    }
-    return message.substring(0, at)
-        + "last: "
-        + last
-        + ", not retried"
-        + message.substring(at + judged.length());
   }
 
   /** An error nobody expected, as an outcome: its type and its message, redacted. */

@@ -146,7 +146,7 @@ class ExecutorTest {
               assertThat(e.attempts()).isEqualTo(1);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "gave up after 1 attempt in 0 s (last: HTTP 503, rule retry: http-5xx;"
+                      "gave up after 1 attempt in 0 s (last: HTTP 503, not retried;"
                           + " server asked to wait 86400 s (Retry-After: 86400), more than the"
                           + " 30 s allowed; retry at 2026-01-02T00:00:00Z)");
             });
@@ -304,7 +304,7 @@ class ExecutorTest {
               assertThat(e.reason()).isEqualTo(RelentException.Reason.DEADLINE);
               assertThat(e.getMessage())
                   .isEqualTo(
-                      "gave up after 2 attempts in 4 s (last: HTTP 503, rule retry: http-5xx;"
+                      "gave up after 2 attempts in 4 s (last: HTTP 503, not retried;"
                           + " the next wait of 8 s would pass the 10 s deadline (6 s left))");
             });
     // Waited 4 s once; the 8 s wait was refused without sleeping.

@@ -485,7 +485,7 @@ class RelentHttpClientTest {
         .isEqualTo(
             "gave up after 1 attempt in 0 s (last: HTTP 503 from GET "
                 + server.uri("/x")
-                + ", rule retry: http-503; server asked to"
+                + ", not retried; server asked to"
                 + " wait 86400 s (Retry-After: 86400), more than the 30 s allowed; retry at 2026-01-02T00:00:00Z)");
     assertThat(e.serverWait()).contains(Duration.ofDays(1));
     assertThat(e.retryAt()).contains(Instant.parse("2026-01-02T00:00:00Z"));
