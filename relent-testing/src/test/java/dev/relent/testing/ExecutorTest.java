@@ -157,6 +157,24 @@ class ExecutorTest {
 
   @ParameterizedTest
   @EnumSource(Mode.class)
+  void withNoRetryAllowedTheMessageSaysSoAndNamesNoRuleThatSaidRetry(Mode mode) {
+    Harness<Reply> h = harness(mode, http().withMaxRetries(0).build());
+
+    assertThatThrownBy(() -> h.run(Harness.answers(Reply.of(503))))
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "gave up after 1 attempt in 0 s (last: HTTP 503, not retried;"
+                          + " no retry allowed (max retries 0))");
+              // The rule stays a field for code that reads it.
+              assertThat(e.lastRule()).contains("retry: http-5xx");
+            });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
   void serverWaitAboveMaxServerWaitFailsEvenInsideTheDeadline(Mode mode) {
     Harness<Reply> h = harness(mode, http().withMaxServerWait(Duration.ofSeconds(5)).build());
 
