@@ -16,7 +16,11 @@
 # Prints a line per run, a median line per case (the median of each column on its own), and at the
 # end the medians as a Markdown table. Results in relent-bench/target/bench-results/limiters/, or
 # in OUT (an absolute path), replaced at each start: results.tsv (case, run, seconds, minimum, ratio, n_200, n_429, share,
-# exit; ratio = seconds / minimum, share = n_429 / every request the limiter saw), medians.tsv,
+# exit, start_s, exit_s; ratio = seconds / minimum, share = n_429 / every request the limiter saw;
+# start_s = from the launch to the first request at the limiter, exit_s = from the last request
+# there to the process's exit: the fixed costs no pacing can win back, so (minimum + start_s +
+# exit_s) / minimum is the best ratio a run could have; for the fleet, the first process's first
+# request and the last one's exit), medians.tsv,
 # fleet.tsv (per process of the fleet cases: first and last request at the server, seconds from
 # the launch) and runs/CASE/RUN/ with each limiter's configuration and log and relent's output.
 #
@@ -138,7 +142,7 @@ fi
 
 rm -rf "$OUT/runs" "$TSV" "$OUT/medians.tsv" "$OUT/fleet.tsv"
 mkdir -p "$OUT/runs"
-printf 'case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\n' >"$TSV"
+printf 'case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\tstart_s\texit_s\n' >"$TSV"
 printf 'case\trun\tprocess\tfirst_s\tlast_s\tn_200\tn_429\texit\n' >"$OUT/fleet.tsv"
 trap cleanup EXIT
 
@@ -253,16 +257,29 @@ count_log() {
     END { printf "%d %d %d\n", ok, no, t }' "$1"
 }
 
-# Records one run: prints its line and appends it to results.tsv.
+# Records one run: prints its line and appends it to results.tsv. $9 and $10, when given, are the
+# run's start_s and exit_s.
 record() {
-  local name=$1 run=$2 seconds=$3 min=$4 ok=$5 no=$6 total=$7 status=$8
+  local name=$1 run=$2 seconds=$3 min=$4 ok=$5 no=$6 total=$7 status=$8 first=${9:-} tail=${10:-}
   awk -v c="$name" -v r="$run" -v s="$seconds" -v m="$min" -v ok="$ok" -v no="$no" -v t="$total" \
-    -v e="$status" -v tsv="$TSV" 'BEGIN {
+    -v e="$status" -v f="$first" -v x="$tail" -v tsv="$TSV" 'BEGIN {
       share = t > 0 ? no / t : 0
-      printf "%-26s run %-3d %6.2f s  min %5.1f s  %5.2fx  200s %4d  429s %4d (%5.1f%%)  exit %d\n",
-        c, r, s, m, s / m, ok, no, 100 * share, e
-      printf "%s\t%d\t%.2f\t%.1f\t%.3f\t%d\t%d\t%.6f\t%d\n", c, r, s, m, s / m, ok, no, share, e >> tsv
+      fixed = f == "" ? "" : sprintf("  start %.2f s  exit %.2f s (best %.2fx)", f, x, (m + f + x) / m)
+      printf "%-26s run %-3d %6.2f s  min %5.1f s  %5.2fx  200s %4d  429s %4d (%5.1f%%)  exit %d%s\n",
+        c, r, s, m, s / m, ok, no, 100 * share, e, fixed
+      printf "%s\t%d\t%.2f\t%.1f\t%.3f\t%d\t%d\t%.6f\t%d\t%s\t%s\n", c, r, s, m, s / m, ok, no, share,
+        e, f, x >> tsv
     }'
+}
+
+# From a limiter's log ("TIME STATUS PATH", TIME in epoch seconds or, HeaderLimiter's, epoch
+# milliseconds) and the run's launch and exit (epoch seconds): "start_s exit_s".
+fixed_costs() {
+  awk -v s="$2" -v e="$3" '$2 ~ /^[1-5][0-9][0-9]$/ && $3 ~ /^\/[^_]/ {
+      t = $1 > 1e11 ? $1 / 1000 : $1
+      if (n++ == 0 || t < first) first = t
+      if (t > last) last = t
+    } END { if (n) printf "%.2f %.2f\n", first - s, e - last; else print "" }' "$1"
 }
 
 elapsed() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.2f", e - s }'; }
@@ -274,18 +291,20 @@ timed_batch() {
   local start end
   echo "+ ./relent batch $* --concurrency 4 --progress off --out $dir/results.jsonl" >&2
   start=$EPOCHREALTIME
+  LAUNCHED=$start
   set +e
   ./relent batch "$@" --concurrency 4 --progress off --out "$dir/results.jsonl" \
     >"$dir/relent.out" 2>"$dir/relent.err"
   STATUS=$?
   set -e
   end=$EPOCHREALTIME
+  EXITED=$end
   SECONDS_TAKEN=$(elapsed "$start" "$end")
 }
 
 # One run of a single-process case.
 run_single() {
-  local name=$1 run=$2 dir=$3 port n min ok no total flags=()
+  local name=$1 run=$2 dir=$3 port n min ok no total flags=() first tail
   port=$(free_port 18600)
   case $name in
     nginx-burst0) start_nginx "$dir" "$port" "" "" ;;
@@ -321,7 +340,8 @@ run_single() {
       ;;
   esac
   cleanup
-  record "$name" "$run" "$SECONDS_TAKEN" "$min" "$ok" "$no" "$total" "$STATUS"
+  read -r first tail < <(fixed_costs "$LIMITER_LOG" "$LAUNCHED" "$EXITED")
+  record "$name" "$run" "$SECONDS_TAKEN" "$min" "$ok" "$no" "$total" "$STATUS" "$first" "$tail"
 }
 
 # One run of a fleet case: 4 processes x 50 GETs of one endpoint, /r/{id} (process K's ids are
@@ -329,6 +349,7 @@ run_single() {
 # timed from the first launch to the last exit.
 run_fleet() {
   local name=$1 run=$2 dir=$3 port account k pids=() codes=() start end status=0 ok no total before
+  local first tail
   local flags=(--concurrency 2 --shared "redis://127.0.0.1:$REDIS_PORT")
   port=$(free_port 18600)
   start_nginx "$dir" "$port" "" ""
@@ -361,8 +382,9 @@ run_fleet() {
   for k in 0 1 2 3; do [ "${codes[$k]}" -gt "$status" ] && status=${codes[$k]}; done
   read -r ok no total < <(count_log "$LIMITER_LOG")
   cleanup
+  read -r first tail < <(fixed_costs "$LIMITER_LOG" "$start" "$end")
   record "$name" "$run" "$(elapsed "$start" "$end")" "$(minimum 200 bucket 10 0)" "$ok" "$no" \
-    "$total" "$status"
+    "$total" "$status" "$first" "$tail"
   for k in 1 2 3 4; do
     awk -v p="/r/$k" -v s="$start" -v c="$name" -v r="$run" -v k="$k" -v e="${codes[$((k - 1))]}" \
       -v tsv="$OUT/fleet.tsv" 'index($3, p) == 1 {

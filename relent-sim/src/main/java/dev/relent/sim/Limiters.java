@@ -678,7 +678,7 @@ public final class Limiters extends AbstractModel<Limiters.Case, Limiters.Row, L
         String[] f = line.split("\t");
         if (f.length < 9) {
           throw new IllegalArgumentException(
-              "line " + (i + 1) + " is not a run of results.tsv (9 columns): " + line);
+              "line " + (i + 1) + " is not a run of results.tsv (at least 9 columns): " + line);
         }
         try {
           runs.computeIfAbsent(f[0], k -> new ArrayList<>())

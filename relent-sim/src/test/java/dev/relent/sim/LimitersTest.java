@@ -270,6 +270,12 @@ class LimitersTest {
                 + "nginx-burst0\t2\t30.00\t14.9\t2.0\t150\t8\t0.050\t0\n"
                 + "nginx-burst0\t3\t22.00\t14.9\t1.5\t150\t5\t0.032\t0\n");
     assertThat(m.get("nginx-burst0")).isEqualTo(new Limiters.Measured(3, 22.0, 0.032, 5));
+    // The bench's newer files add the fixed costs (start_s, exit_s) after the nine columns.
+    assertThat(
+            Limiters.Measured.parse(
+                "case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\tstart_s\texit_s\n"
+                    + "window-fixed\t1\t23.00\t20.0\t1.15\t250\t0\t0.000000\t0\t0.89\t0.40\n"))
+        .containsEntry("window-fixed", new Limiters.Measured(1, 23.0, 0.0, 0));
     assertThatThrownBy(() -> Limiters.Measured.parse("x\t1\t2\n"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("9 columns");
