@@ -16,64 +16,30 @@ import java.util.function.Consumer;
  * Stops calling a downstream that keeps failing, then tests its recovery with a few probes. One
  * breaker per downstream.
  *
- * <p>States and events:
+ * <p>{@link State#CLOSED}: calls are permitted and their outcomes recorded in the window; the
+ * breaker opens when the window holds at least {@code minimumCalls} calls and {@code failures * 100
+ * >= threshold * calls}. {@link State#OPEN}: calls are refused until {@code openDuration} has
+ * passed, then the breaker becomes half-open, lazily. {@link State#HALF_OPEN}: up to {@code
+ * halfOpenProbes} probes; when all succeed it closes with an empty window, the first failure opens
+ * it again.
  *
- * <ul>
- *   <li>{@link State#CLOSED}: every call is permitted and its outcome recorded in the window; after
- *       each outcome, if the window holds at least {@code minimumCalls} calls and {@code failures *
- *       100 >= threshold * calls}, the breaker opens.
- *   <li>{@link State#OPEN}: every call is refused with the nanos left until {@code openedAt +
- *       openDuration}; at that moment the breaker becomes half-open, lazily, on the next call of
- *       {@link #tryAcquirePermission}, {@link #state} or {@link #metrics}.
- *   <li>{@link State#HALF_OPEN}: up to {@code halfOpenProbes} probe calls are permitted; a probe
- *       slot is freed by {@link #releasePermission()}. When that many probes have succeeded the
- *       breaker closes with an empty window; the first probe failure opens it again for a new open
- *       period. While every slot is taken, calls are refused with {@code openDuration} as the wait:
- *       if a probe fails, that is when the next probe may go.
- * </ul>
- *
- * <p><b>A call, not an attempt.</b> The executor asks for a permission before every attempt, so
- * that a breaker that opens stops the retries of calls under way, but reports one outcome per call,
- * that of the attempt that ended it: a call that succeeded after a retried 503 is one success, one
- * that gave up after its retries one failure; an attempt that is retried gives its permission back
- * ({@link #releasePermission()}), so a half-open probe is a whole call, its retries included. The
- * window, {@code minimumCalls} and {@link Metrics#calls()} count these calls. Counted as a failure
- * is a call that ended on an outcome whose verdict is a downstream failure ({@link
- * dev.relent.Verdict#isDownstreamFailure()}): a 5xx, a network fault. Not counted either way: an
- * abort that is the caller's problem (a 4xx), and an answer by which the server paces the caller,
- * one whose hint {@linkplain dev.relent.ServerHint#pausesAll() pauses every caller} (a 429,
- * rate-limit headers with nothing left, a spent quota): the server is pacing, not failing. A 503
- * with {@code Retry-After} does count: the server says it is unavailable, and when to come back. A
- * call that ends between attempts (refused by a guard, a deadline reached while waiting, an
- * interrupt, a cancellation) reports nothing, its last attempt having been retried.
- *
- * <p>Outcomes are attributed by the state at the time they are reported: an outcome reported while
- * open, or while half-open with no probe in flight (a call permitted before the breaker opened), is
- * ignored. A call refused by the breaker is never reported, so never counted. The window's calls
- * and failures freeze while the breaker is not closed, so that {@link #metrics} shows what opened
- * it.
+ * <p>It counts calls, not attempts: the executor asks for a permission before every attempt, but
+ * reports one outcome per call, and an attempt that is retried gives its permission back ({@link
+ * #releasePermission()}). A failure is a call that ended on a downstream failure ({@link
+ * dev.relent.Verdict#isDownstreamFailure()}); a 4xx-style abort and an answer that {@linkplain
+ * dev.relent.ServerHint#pausesAll() pauses every caller} (a 429) count neither way.
  *
  * <p>Defaults ({@link #ofDefaults()}): failure rate threshold <b>50 %</b>, count window of the last
  * <b>100</b> calls, at least <b>20</b> calls before the rate is judged, open for <b>30 s</b>,
- * <b>3</b> half-open probes. A time window ({@link Builder#withTimeWindow}) is made of 10 buckets
- * of a tenth of its length each, so a call counts for between 0.9 and 1.0 windows.
+ * <b>3</b> half-open probes.
  *
- * <p>Thread-safe: each method is one atomic operation on the state (for the default in-memory
- * state, a short critical section on a private lock) and, on the success path, allocates nothing.
- * State-change listeners run after the transition, outside any lock, one at a time and in the order
- * of the transitions; they hear of the transitions made by this breaker's own calls. The breaker
- * never waits. Its decision methods ({@link #tryAcquirePermission}, {@link #onSuccess}, {@link
- * #onFailure}) are the executor's API: they take {@code now}, a reading of the executor's {@link
- * dev.relent.time.Ticker} made once per attempt and handed to every guard, and read no time
- * themselves. The inspection methods without an argument ({@link #state()}, {@link #metrics()},
- * {@link #openUntil()}) read the breaker's own {@linkplain Builder#withTime time source}; give the
- * breaker and the executor the same one.
- *
- * <p>The state lives in a {@link CircuitBreakerState}: by default a new in-memory one per breaker,
- * which judges the health of a downstream as this process sees it. A shared state ({@link
- * Builder#withState}), for example in Redis, gives every process the same view: their failures
- * count together and they open together; the cost is a round trip for every permission and every
- * outcome.
+ * <p>Thread-safe: each method is one atomic operation on its {@link CircuitBreakerState} (by
+ * default a new in-memory one; {@link Builder#withState} shares one between processes) and, on the
+ * success path, allocates nothing. It never waits: the decision methods ({@link
+ * #tryAcquirePermission}, {@link #onSuccess}, {@link #onFailure}) take the executor's {@code now};
+ * the inspection methods without an argument read the breaker's own {@linkplain Builder#withTime
+ * time source}. The states, what is counted, the listeners and the windows: docs/core.md, sections
+ * "How a circuit breaker moves" and "What a circuit breaker counts".
  */
 public interface CircuitBreaker {
 

@@ -23,73 +23,27 @@ import java.util.function.BiConsumer;
  * <p>Rules, in order ({@link #read(int, HeaderLookup, Instant)}):
  *
  * <ol>
- *   <li><b>Retry-After</b> on a status of 400 or more, read by {@link RetryAfter#parse(String,
- *       Instant, String)} (seconds or any HTTP-date; a date is measured against the response's own
- *       {@code Date} to cancel clock skew; a past date is a zero wait, and the backoff stays the
- *       floor). On a 429 it is a rate limit ({@link ServerHint#rateLimited}: the pacer pauses every
- *       caller); on any other status a plain {@link ServerHint#retryAfter}. A hostile value such as
- *       {@code 86400} on a 503 is passed on as it is: the executor then fails at once, saying how
- *       long the server asked for, instead of waiting a day.
- *   <li><b>Rate-limit headers</b>, on any status (a 200 announcing "0 left" slows the pacer before
- *       429s happen), the first family present and well formed ({@link #rateLimits}):
- *       <ul>
- *         <li>{@code RateLimit: "default";r=0;t=30} with {@code RateLimit-Policy:
- *             "default";q=100;w=60} (IETF httpapi draft {@code
- *             draft-ietf-httpapi-ratelimit-headers}, Lists of Structured Fields, RFC 9651): each
- *             item is a String naming its policy, with {@code r} (remaining, required) and {@code
- *             t} (seconds to the end of the window), both non-negative Integers, and {@code pk}
- *             (partition key) a Byte Sequence; a policy has {@code q} (quota, required), {@code w}
- *             (window, above zero), {@code qu} (unit, a String) and {@code pk}; other parameters
- *             are comments. Several items may be listed: the exhausted one with the longest {@code
- *             t} counts;
- *         <li>{@code RateLimit: limit=100, remaining=0, reset=30} (older drafts, a Dictionary of
- *             non-negative Integers);
- *         <li>{@code RateLimit-Remaining} with {@code RateLimit-Reset} (delta seconds) and {@code
- *             RateLimit-Limit}, each an Integer Item, with {@code RateLimit-Policy: 100;w=60}
- *             (older drafts);
- *         <li>{@code X-RateLimit-Remaining} with {@code X-RateLimit-Reset}, also spelled {@code
- *             X-Rate-Limit-*} (not structured): the reset is delta seconds, or epoch seconds when
- *             it is at least 10<sup>9</sup> (GitHub), or epoch milliseconds when at least
- *             10<sup>12</sup>; fractions are allowed; an epoch is measured against the response's
- *             {@code Date} (against this clock when it reads within the Date's second: the finer of
- *             the two), and one already past is a reset of zero.
- *       </ul>
- *       Remaining 0 with a reset still ahead gives {@link ServerHint#rateLimited} for the reset
- *       time. Remaining above 0 with a reset ahead gives {@link ServerHint#quota}: no wait, but an
- *       {@linkplain dev.relent.guard.Pacer#isAdaptive adaptive pacer} starts no more than the
- *       remaining before the reset and the next at it, before any 429. A reset already reached
- *       gives nothing (except on a 429, which is always a rate limit).
+ *   <li><b>Retry-After</b> on a status of 400 or more ({@link RetryAfter#parse(String, Instant,
+ *       String)}): on a 429 a rate limit ({@link ServerHint#rateLimited}), on any other status a
+ *       plain {@link ServerHint#retryAfter}, passed on as it is, however long.
+ *   <li><b>Rate-limit headers</b>, on any status, the first family present and well formed ({@link
+ *       #rateLimits}): {@code RateLimit} with {@code RateLimit-Policy} (IETF draft {@code
+ *       draft-ietf-httpapi-ratelimit-headers}, RFC 9651 structured fields), its older forms, and
+ *       {@code X-RateLimit-*}. Remaining 0 with a reset ahead gives {@link ServerHint#rateLimited}
+ *       for the reset; remaining above 0 gives {@link ServerHint#quota}, no wait.
  *   <li>A 429 with neither gives {@code rateLimited(0)}: the backoff decides the wait.
  * </ol>
  *
- * <p><b>Cached responses.</b> A response with a positive {@code Age} came from a cache, so the
- * rate-limit headers it carries describe the limit when it was stored, not now: every family is
- * then ignored, as the RateLimit draft asks of responses with a positive current age. {@code
- * Retry-After} on such a response is still read.
+ * <p>Every hint also carries the tightest stated limit ({@link ServerHint#withQuota}) and its
+ * policy ({@link ServerHint#withPolicy}). A rate-limit hint becomes {@link
+ * ServerHint#quotaExhausted} when its wait is longer than the quota threshold (default <b>1 h</b>)
+ * or the server names a long scope (default quota words {@code day, daily, month, quota}). A
+ * response with a positive {@code Age} states no limit. Bodies are never read. A malformed
+ * structured field, or one longer than {@value #MAX_FIELD_LENGTH} characters, is ignored as a
+ * whole; no string makes {@link #read} or {@link #rateLimits} throw.
  *
- * <p>Every hint also carries the tightest stated limit ({@link ServerHint#withQuota}: the fewest
- * requests per second from now), so the pacer learns from a 429 or a 503 as from a 200, and that
- * limit's policy when it counts requests ({@link ServerHint#withPolicy}: its quota, and its window
- * when stated), from which an adaptive pacer tells another caller spending the same account.
- *
- * <p><b>Quota detection.</b> A rate-limit hint (a 429's {@code Retry-After}, or an exhausted
- * rate-limit family) becomes {@link ServerHint#quotaExhausted} — the executor stops at once with a
- * {@code QuotaExhaustedException} saying when the quota resets — when its wait is longer than the
- * quota threshold (default <b>1 h</b>), or when the server names a long scope: an {@code
- * X-RateLimit-Scope} header, or a {@code RateLimit}/{@code RateLimit-Policy} name, containing one
- * of the quota words (default {@code day, daily, month, quota}), or a policy window {@code w} at
- * least as long as the threshold. A {@code Retry-After} on other statuses (a 503 for maintenance)
- * is never a quota. Bodies are never read.
- *
- * <p><b>Malformed input.</b> The structured fields ({@code RateLimit}, {@code RateLimit-Policy},
- * {@code RateLimit-Limit/-Remaining/-Reset}) are parsed as RFC 9651 says, after joining a field's
- * lines with {@code ", "}: a value that breaks the grammar (a stray character anywhere, a trailing
- * comma, a 16-digit integer, an unknown escape) or the draft (a negative or fractional {@code r},
- * {@code t}, {@code q} or {@code w}, an item that is not a String, a missing {@code r} or {@code
- * q}) is ignored as a whole, never read in part, as the draft requires. So is a field longer than
- * {@value #MAX_FIELD_LENGTH} characters in all: ignored, not cut. A negative {@code X-RateLimit-*}
- * value is ignored. No string makes {@link #read} or {@link #rateLimits} throw. Immutable and
- * thread-safe.
+ * <p>Immutable and thread-safe. Every family, each rule and the malformed input: docs/http.md,
+ * section "Server hints".
  */
 public final class ServerHints {
   /**

@@ -47,58 +47,23 @@ import java.util.concurrent.CompletionException;
  * int attempts = response.attempts();
  * }</pre>
  *
- * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is, like
- * the JDK client does. A write without {@code Idempotency-Key} that may have reached the server is
- * not re-sent: {@link NotRetriedWriteException}. A network fault the table does not retry (unknown
- * host, TLS) is thrown as an {@link HttpFaultException} whose cause is the JDK's exception; a
- * failure that is not a network fault ({@code IllegalArgumentException} for a bad port) is thrown
- * as the JDK threw it. When the executor gives up (retries used, deadline, server wait too long,
- * quota, open breaker, spent budget) its {@link RelentException} is thrown as it is, its message
- * naming the method and redacted endpoint; its {@code lastResult()} is the last response, its cause
- * the last {@link HttpFaultException}. When it gives up on a call with an {@code Idempotency-Key}
- * after an attempt that may have taken effect (a read timeout, a reset, a 504), the write is
- * unresolved: {@link dev.relent.http.UnresolvedWriteException}, a {@code RelentException} that adds
- * the key to send it again with. The OkHttp and HttpClient 5 adapters throw the same types for the
- * same situations; the attempts are in {@link RelentHttpResponse#attemptRecords()} and reach a
- * listener set with {@link CallOptions.Builder#withAttemptListener}.
+ * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is. A
+ * write without {@code Idempotency-Key} that may have reached the server is not re-sent ({@link
+ * NotRetriedWriteException}); a network fault the table does not retry is an {@link
+ * HttpFaultException}; a failure that is not a network fault is thrown as the JDK threw it; a
+ * give-up is the executor's {@link RelentException}, or a {@link
+ * dev.relent.http.UnresolvedWriteException} for a keyed write that may have taken effect. The
+ * OkHttp and HttpClient 5 adapters throw the same types for the same situations.
  *
- * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
- * it; {@link CallOptions} can give one ({@code withIdempotencyKey()}: a new random UUID); {@link
- * Builder#withIdempotencyKeys(boolean)} gives every POST and PATCH one. The key is set once, before
- * the first send, and every retry carries the same one. Keys are off by default: a key only makes a
- * retry safe if the server deduplicates by it.
+ * <p><b>Defaults.</b> Idempotency keys off ({@link Builder#withIdempotencyKeys(boolean)}); a
+ * response the table would retry is buffered, at most {@link Builder#withMaxBufferedBody(int) 64
+ * KiB}. Each attempt's {@code HttpRequest.timeout} is at most {@link
+ * AttemptContext#timeoutNanos()}; a synchronous send runs on the calling thread.
  *
- * <p><b>Resources and time.</b> Each attempt's request gets {@code HttpRequest.timeout} = the
- * smaller of its own timeout and {@link AttemptContext#timeoutNanos()} (the attempt timeout or what
- * is left of the deadline). The JDK applies that timeout to the response headers only, so a
- * synchronous send also bounds the whole exchange, body included, by the same time (real time, as
- * the JDK's: a body still arriving when it runs out is cut off and its connection closed), and an
- * asynchronous one is bounded by the executor. A synchronous send runs on the calling thread
- * ({@code HttpClient.send}); no response passes through {@code CompletableFuture}'s default
- * executor, which on fewer than three cores starts a thread per task. A body type that is handed
- * over with the headers ({@code ofInputStream}) is read by the caller with no limit, as from the
- * JDK client. A response the table would retry has its body read into memory (at most {@link
- * Builder#withMaxBufferedBody(int) 64 KiB}; more is cut and the connection closed) before the
- * executor decides, then replayed into the caller's body handler, so no connection is held while
- * waiting. Other responses are handed over as the caller's body handler reads them. Request bodies
- * must be re-readable ({@code BodyPublishers.ofString}, {@code ofByteArray}, {@code ofFile} and
- * {@code ofInputStream} with a supplier all are).
- *
- * <p><b>The JDK client's own re-sends.</b> Inside one of our attempts the JDK client (17 to 25)
- * sends a GET or HEAD a second time when its connection ends before any response byte (a pooled
- * connection the server had reset or closed, and a fresh one alike), once; it re-connects once
- * after a {@code ConnectException} (nothing was sent); on HTTP/2 it re-sends, once, a request the
- * server says it did not process. No setting of a client turns that off, and nothing in its API
- * shows it: the server may see two requests where {@link RelentHttpResponse#attempts()} says one,
- * with one log line. The one setting that stops it is JVM-wide, read once when the JVM's first
- * request is sent: {@code -Djdk.httpclient.redirects.retrylimit=1} caps every send at one exchange
- * (the re-connect included), and then every request on the wire is an attempt Relent counts and
- * logs. Its price: a JDK client that follows redirects ({@code Redirect.NORMAL}) or answers
- * authentication challenges ({@code Authenticator}) fails instead, as each is another exchange; the
- * default client does neither. Relent does not set it. The JDK then reports the failure as {@code
- * IOException("Too many retries")}; this client judges and throws the failure it stands for (the
- * reset). {@code jdk.httpclient.enableAllMethodRetry=true} would extend the re-send to every
- * method, writes included: leave it off.
+ * <p>The JDK client (17 to 25) re-sends some requests inside one attempt on its own; only the
+ * JVM-wide {@code -Djdk.httpclient.redirects.retrylimit=1} stops that, and Relent does not set it.
+ * Outcomes, keys, time, buffering and those re-sends: docs/http.md, sections "The JDK client
+ * wrapper" and "Idempotency keys".
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
