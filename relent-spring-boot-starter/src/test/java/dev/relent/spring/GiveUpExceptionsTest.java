@@ -20,11 +20,6 @@ import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -243,29 +238,9 @@ class GiveUpExceptionsTest {
         .hasCauseInstanceOf(NotRetriedWriteException.class);
   }
 
-  /**
-   * Sends a WebClient request, running its backoff on the fake time: the retry's wait is the one
-   * task shorter than the attempt's own time limit (10 s), which never falls due.
-   */
+  /** Sends a WebClient request, running its backoff on the fake time. */
   private void send(WebClient.RequestHeadersSpec<?> request) throws Exception {
-    CompletableFuture<ResponseEntity<Void>> call = request.retrieve().toBodilessEntity().toFuture();
-    int seen = 0;
-    for (int round = 0; round < 10_000; round++) {
-      try {
-        call.get(5, TimeUnit.MILLISECONDS); // for the mock server's answer
-        return;
-      } catch (ExecutionException e) {
-        throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-      } catch (TimeoutException notYet) {
-        List<Duration> delays = time.scheduler().delays();
-        for (; seen < delays.size(); seen++) {
-          if (delays.get(seen).compareTo(Duration.ofSeconds(5)) < 0) {
-            time.scheduler().advance(delays.get(seen));
-          }
-        }
-      }
-    }
-    throw new AssertionError("the call did not end: " + call);
+    FakeTimeCalls.drive(time, request.retrieve().toBodilessEntity().toFuture());
   }
 
   @RestController

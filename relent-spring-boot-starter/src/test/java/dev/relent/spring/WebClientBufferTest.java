@@ -8,12 +8,9 @@ import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
 import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,26 +62,8 @@ class WebClientBufferTest {
     CompletableFuture<String> call =
         client.get().uri("/v1/rates").retrieve().bodyToMono(String.class).toFuture();
 
-    assertThat(drive(call)).isEqualTo("{\"eur\":1.1}");
+    assertThat(FakeTimeCalls.drive(time, call)).isEqualTo("{\"eur\":1.1}");
     assertThat(server.journal()).hasSize(2);
     assertThat(dropped).isEmpty();
-  }
-
-  /** Waits for the call, running its backoff (shorter than the attempt's 10 s) on the fake time. */
-  private <T> T drive(CompletableFuture<T> call) throws Exception {
-    int seen = 0;
-    for (int round = 0; round < 10_000; round++) {
-      try {
-        return call.get(5, TimeUnit.MILLISECONDS); // for the mock server's answer
-      } catch (TimeoutException notYet) {
-        List<Duration> delays = time.scheduler().delays();
-        for (; seen < delays.size(); seen++) {
-          if (delays.get(seen).compareTo(Duration.ofSeconds(5)) < 0) {
-            time.scheduler().advance(delays.get(seen));
-          }
-        }
-      }
-    }
-    throw new AssertionError("the call did not end: " + call);
   }
 }

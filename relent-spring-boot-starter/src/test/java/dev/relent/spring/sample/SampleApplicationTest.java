@@ -9,6 +9,7 @@ import dev.relent.http.CallOptions;
 import dev.relent.http.DecisionTable;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
+import dev.relent.spring.FakeTimeCalls;
 import dev.relent.spring.RelentRestClients;
 import dev.relent.spring.RelentRestInterceptor;
 import dev.relent.testing.FakeTime;
@@ -20,12 +21,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -124,7 +122,7 @@ class SampleApplicationTest {
     CompletableFuture<String> body =
         paymentsReactive.get().uri("/v1/rates").retrieve().bodyToMono(String.class).toFuture();
 
-    assertThat(drive(body)).isEqualTo("{\"eur\":1.1}");
+    assertThat(FakeTimeCalls.drive(TIME, body)).isEqualTo("{\"eur\":1.1}");
     assertThat(arrivals("GET", "/v1/rates")).hasSize(2);
   }
 
@@ -159,7 +157,7 @@ class SampleApplicationTest {
             .toEntity(String.class)
             .toFuture();
 
-    assertThat(drive(created).getStatusCode().value()).isEqualTo(201);
+    assertThat(FakeTimeCalls.drive(TIME, created).getStatusCode().value()).isEqualTo(201);
     List<JournalEntry> posts = arrivals("POST", "/v1/refunds");
     assertThat(posts).hasSize(2);
     String key = posts.get(0).header("Idempotency-Key");
@@ -193,7 +191,7 @@ class SampleApplicationTest {
             .toFuture();
 
     assertThat(rest.getStatusCode().value()).isEqualTo(503);
-    assertThat(drive(web)).isEqualTo(503);
+    assertThat(FakeTimeCalls.drive(TIME, web)).isEqualTo(503);
     assertThat(arrivals("GET", "/v1/limits")).hasSize(1);
     assertThat(arrivals("GET", "/v1/quotas")).hasSize(1);
   }
@@ -263,28 +261,5 @@ class SampleApplicationTest {
         .send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
             HttpResponse.BodyHandlers.ofString());
-  }
-
-  /**
-   * Waits for an asynchronous call, running the retry waits it schedules on the fake time as they
-   * come: a wait shorter than the attempt timeout is a backoff, which runs at once; the attempt's
-   * own time limit (10 s) never falls due.
-   */
-  private static <T> T drive(CompletableFuture<T> call) throws Exception {
-    int seen = 0;
-    for (int round = 0; round < 10_000; round++) {
-      try {
-        return call.get(5, TimeUnit.MILLISECONDS); // for the mock server's answer
-      } catch (TimeoutException notYet) {
-        List<Duration> delays = TIME.scheduler().delays();
-        for (; seen < delays.size(); seen++) {
-          Duration d = delays.get(seen);
-          if (d.compareTo(Duration.ofSeconds(5)) < 0) {
-            TIME.scheduler().advance(d);
-          }
-        }
-      }
-    }
-    throw new AssertionError("the call did not end: " + call);
   }
 }
