@@ -44,11 +44,13 @@ public final class RelentCli implements Runnable {
    * @param args the arguments
    */
   public static void main(String[] args) {
-    // This process is ours: let each attempt be one connection attempt, so that the attempts
-    // reported are the attempts made (the JDK client otherwise reconnects once on its own).
-    if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
-      System.setProperty("jdk.httpclient.disableRetryConnect", "true");
-    }
+    // This process is ours: let each attempt be one request on the wire, so that the attempts
+    // reported are the attempts made. The JDK client otherwise reconnects once on its own, and
+    // sends a GET or HEAD a second time when its connection is reset before any response byte;
+    // the CLI follows no redirects and answers no authentication challenge, the other exchanges
+    // the retry limit caps.
+    setUnlessGiven("jdk.httpclient.disableRetryConnect", "true");
+    setUnlessGiven("jdk.httpclient.redirects.retrylimit", "1");
     int code;
     try {
       code = run(args);
@@ -60,6 +62,12 @@ public final class RelentCli implements Runnable {
       code = ExitCodes.ERROR;
     }
     System.exit(code);
+  }
+
+  private static void setUnlessGiven(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   /** An error nobody expected, in one line without secrets. */

@@ -40,6 +40,35 @@ class ProcessExitCodeTest {
         new String(err, StandardCharsets.UTF_8));
   }
 
+  /**
+   * The JDK client sends a GET a second time, inside one attempt, when its connection is reset
+   * before any response byte; the process turns that off, so a reset GET with no retry allowed is
+   * one request at the server and a failed call, and with retries two requests in two attempts.
+   */
+  @Test
+  void everyRequestOnTheWireIsAnAttempt() throws Exception {
+    try (MockServer server =
+        MockServer.start(
+            Scenario.parse(
+                "{\"routes\": [{\"path\": \"/items\", \"steps\": [{\"fault\": \"reset\"},"
+                    + " {\"fault\": \"reset\"}, {\"status\": 200, \"body\": \"ok\"}]}]}"))) {
+      Result once = relent("call", "--max-retries", "0", server.uri("/items").toString());
+      assertThat(once.err()).contains("connection reset").contains("after 1 attempt");
+      assertThat(once.exitCode()).isEqualTo(4);
+      assertThat(server.stats().requests("/items")).isEqualTo(1);
+
+      Result retried =
+          relent("call", "--base", "1ms", "--cap", "2ms", "-v", server.uri("/items").toString());
+      assertThat(retried.exitCode()).isZero();
+      assertThat(retried.out()).isEqualTo("ok");
+      assertThat(server.stats().requests("/items")).isEqualTo(3);
+      assertThat(retried.err())
+          .contains("attempt=1 ")
+          .contains("attempt=2 ")
+          .endsWith("relent: HTTP 200 after 2 attempts\n");
+    }
+  }
+
   @Test
   void theProcessExitsWithTheDocumentedCodes() throws Exception {
     try (MockServer server =

@@ -61,9 +61,9 @@ import java.util.concurrent.CompletionException;
  * AttemptContext#timeoutNanos()}; a synchronous send runs on the calling thread.
  *
  * <p>The JDK client (17 to 25) re-sends some requests inside one attempt on its own; only the
- * JVM-wide {@code -Djdk.httpclient.redirects.retrylimit=1} stops that, and Relent does not set it.
- * Outcomes, keys, time, buffering and those re-sends: docs/http.md, sections "The JDK client
- * wrapper" and "Idempotency keys".
+ * JVM-wide {@code -Djdk.httpclient.redirects.retrylimit=1} stops that; this class does not set it
+ * (the {@code relent} command line does, in its own JVM). Outcomes, keys, time, buffering and those
+ * re-sends: docs/http.md, sections "The JDK client wrapper" and "Idempotency keys".
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
