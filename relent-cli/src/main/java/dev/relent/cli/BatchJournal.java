@@ -32,6 +32,7 @@ import java.util.zip.CRC32C;
  * {"rec":"journal","version":2,"created_at":"…","input":"/abs/requests.jsonl","crc32c":"…"}
  * {"rec":"run","run":1,"at":"…","requests":27,"finished_before":0,"crc32c":"…"}
  * {"rec":"key","id":"pay-1","key":"5b0c…","fingerprint":"9f2e…","crc32c":"…"}   before the send
+ * {"rec":"unkeyed","id":"pay-2","fingerprint":"4a1d…","crc32c":"…"}   before a keyless write's send
  * {"rec":"done","id":"pay-1","result":{…},"crc32c":"…"}                          a final outcome
  * {"rec":"open","id":"acct-9","result":{…},"crc32c":"…"}                 stopped before a final one
  * {"rec":"end","run":1,"at":"…","exit_code":5,"stopped":"quota","quota_stops":[…],"crc32c":"…"}
@@ -52,17 +53,19 @@ import java.util.zip.CRC32C;
  * order the lines reach the file ({@link Chain}).
  *
  * <p>Reading it back: the first {@code key} of an id is its key for good; an id with a {@code done}
- * record is finished and skipped; every other id is sent again (writes with their journaled key).
- * The journal is read one record at a time and what is kept is compact: for each finished id a
- * 128-bit digest and one {@code long} ({@link IdTable}, {@link Finished}), and the keys of ids not
- * finished (those that were in flight); the results of finished ids are read again, in a second
- * pass, only to be copied to {@code --out} ({@link #copyFinished}). A last line without its newline
- * is what a kill during a write leaves: it is cut off and the record counts as not written (its
- * state change had not been acknowledged). A last line whose checksum fails is taken for the same:
- * a write that a crash left half on the disk; it is cut off too. A failing line with records after
- * it is damage, and the journal is refused with the line number and what to do, as is any other
- * line that is not a record. A journal of version {@value #LEGACY_VERSION}, written before lines
- * had checksums, is read and appended to as before, without them.
+ * record is finished and skipped; an id whose {@code unkeyed} record has no {@code done} or {@code
+ * open} after it is a write without a key that an earlier run may have sent when it was killed
+ * ({@link #sentUnkeyed}), which is not sent again; every other id is sent again (writes with their
+ * journaled key). The journal is read one record at a time and what is kept is compact: for each
+ * finished id a 128-bit digest and one {@code long} ({@link IdTable}, {@link Finished}), and the
+ * keys of ids not finished (those that were in flight); the results of finished ids are read again,
+ * in a second pass, only to be copied to {@code --out} ({@link #copyFinished}). A last line without
+ * its newline is what a kill during a write leaves: it is cut off and the record counts as not
+ * written (its state change had not been acknowledged). A last line whose checksum fails is taken
+ * for the same: a write that a crash left half on the disk; it is cut off too. A failing line with
+ * records after it is damage, and the journal is refused with the line number and what to do, as is
+ * any other line that is not a record. A journal of version {@value #LEGACY_VERSION}, written
+ * before lines had checksums, is read and appended to as before, without them.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
  * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
@@ -108,6 +111,7 @@ final class BatchJournal implements Closeable {
   private final GroupCommit commits;
   private final FileLock lock;
   private final Map<String, Key> keys;
+  private final Map<String, String> unkeyed;
   private final IdTable done;
   private final long readEnd;
   private final int runs;
@@ -121,6 +125,7 @@ final class BatchJournal implements Closeable {
       FileChannel channel,
       FileLock lock,
       Map<String, Key> keys,
+      Map<String, String> unkeyed,
       IdTable done,
       long readEnd,
       int runs,
@@ -136,6 +141,7 @@ final class BatchJournal implements Closeable {
             channel, "relent-journal", chain != null ? chain : BatchJournal::legacyLine);
     this.lock = lock;
     this.keys = keys;
+    this.unkeyed = unkeyed;
     this.done = done;
     this.readEnd = readEnd;
     this.runs = runs;
@@ -171,6 +177,7 @@ final class BatchJournal implements Closeable {
     }
     try {
       Map<String, Key> keys = new HashMap<>();
+      Map<String, String> unkeyed = new HashMap<>();
       IdTable done = new IdTable();
       Map<String, Integer> failedBefore = new TreeMap<>();
       Map<String, StoppedScope> stoppedScopes = new LinkedHashMap<>();
@@ -275,12 +282,21 @@ final class BatchJournal implements Closeable {
               throw new Unusable(file + ":" + number + ": a key record needs id, key, fingerprint");
             }
             break;
+          case "unkeyed":
+            if (!(id instanceof String) || !(rec.get("fingerprint") instanceof String)) {
+              throw new Unusable(file + ":" + number + ": an unkeyed record needs id, fingerprint");
+            }
+            if (done.get((String) id, -1) < 0) {
+              unkeyed.put((String) id, (String) rec.get("fingerprint"));
+            }
+            break;
           case "done":
             if (!(id instanceof String) || !(rec.get("result") instanceof Map)) {
               throw new Unusable(file + ":" + number + ": a done record needs id and result");
             }
             if (done.get((String) id, -1) < 0) {
               // Only what a resume needs: the key's fingerprint, the outcome's exit code.
+              unkeyed.remove(id);
               Key key = keys.remove(id);
               Object outcome = ((Map<?, ?>) rec.get("result")).get("outcome");
               done.put((String) id, Finished.pack(key, ExitCodes.of(String.valueOf(outcome))));
@@ -294,6 +310,8 @@ final class BatchJournal implements Closeable {
             readStoppedScopes(rec, stoppedScopes);
             break;
           case "open":
+            // The run that sent a keyless write recorded how it ended: not a kill in flight.
+            unkeyed.remove(id);
             break;
           default:
             throw new Unusable(
@@ -325,6 +343,7 @@ final class BatchJournal implements Closeable {
               ch,
               lock,
               new ConcurrentHashMap<>(keys),
+              new ConcurrentHashMap<>(unkeyed),
               done,
               end,
               runs,
@@ -562,6 +581,29 @@ final class BatchJournal implements Closeable {
     rec.put("fingerprint", fingerprint);
     append(rec);
     keys.putIfAbsent(id, new Key(key, fingerprint));
+  }
+
+  /**
+   * Journals, before its first send, that a write goes without an idempotency key: a run killed
+   * while it was on the wire leaves this record alone, and the next run does not send it again.
+   *
+   * @throws IOException if it cannot be written or forced
+   */
+  void unkeyed(String id, String fingerprint) throws IOException {
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("rec", "unkeyed");
+    rec.put("id", id);
+    rec.put("fingerprint", fingerprint);
+    append(rec);
+  }
+
+  /**
+   * Whether an earlier run journaled this write as sent without a key and then recorded nothing of
+   * how it ended (it was killed before an answer): it may have taken effect. False when the request
+   * changed since (another fingerprint).
+   */
+  boolean sentUnkeyed(String id, String fingerprint) {
+    return fingerprint.equals(unkeyed.get(id));
   }
 
   /**

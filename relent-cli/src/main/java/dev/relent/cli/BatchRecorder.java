@@ -37,6 +37,10 @@ import java.util.function.BiConsumer;
  * write to the file, and no line waits for a later request); the journal serialises its appends.
  */
 final class BatchRecorder {
+  private static final String UNKEYED_MAY_HAVE_TAKEN_EFFECT =
+      "it may have taken effect, and carries no idempotency key, so it is not sent again (a resumed"
+          + " run skips it too): check whether it took effect before sending it again, or give it"
+          + " an idempotency key";
 
   /** A request and what happened to it. */
   static final class Job {
@@ -324,6 +328,9 @@ final class BatchRecorder {
   String key(Job job) throws IOException {
     BatchInput.Request r = job.request;
     if (!r.keyed()) {
+      if (journal != null && !Idempotency.isIdempotent(r.method())) {
+        journal.unkeyed(r.id(), r.fingerprint());
+      }
       return null;
     }
     BatchJournal.Key journaled = journal == null ? null : journal.keyOf(r.id());
@@ -394,6 +401,29 @@ final class BatchRecorder {
     return item(job, "not-sent", false, -1, why);
   }
 
+  /**
+   * Whether a write without a key was sent by an earlier run that was killed before its answer: it
+   * is not sent again ({@link #sentEarlier}).
+   */
+  boolean sentEarlierWithoutKey(Job job) {
+    BatchInput.Request r = job.request;
+    return journal != null
+        && !r.keyed()
+        && !Idempotency.isIdempotent(r.method())
+        && journal.sentUnkeyed(r.id(), r.fingerprint());
+  }
+
+  /** A write without a key that an earlier run sent and was killed before its answer (final). */
+  Item sentEarlier(Job job) {
+    return item(
+        job,
+        "not-resent",
+        true,
+        -1,
+        "an earlier run ended (killed) while this write was being sent, before an answer; "
+            + UNKEYED_MAY_HAVE_TAKEN_EFFECT);
+  }
+
   /** A request that ended with an unexpected error of its own (final, exit code 1). */
   Item error(Job job, String why) {
     return item(job, "error", true, -1, why);
@@ -402,25 +432,23 @@ final class BatchRecorder {
   /**
    * A request sent, but the run stopped before it had a final answer. A write says that it may have
    * taken effect, and whether sending it again is safe: it is when it carries its idempotency key
-   * (the server replays its first answer or does the work once).
+   * (the server replays its first answer or does the work once). A write without a key is not sent
+   * again, by a resumed run either: its outcome is the final {@code not-resent}, as when a retry
+   * holds it back.
    */
   Item stopped(Job job, String stopDetail) {
     String why = "stopped: " + (stopDetail == null ? "interrupted" : stopDetail);
-    if (!job.attempts.isEmpty() && !Idempotency.isIdempotent(job.request.method())) {
-      if (job.key != null) {
-        why +=
-            "; it may have taken effect, and is safe to send again: it carries its idempotency key"
-                + (journal != null
-                    ? ", which the journal keeps, and the same command sends it again with it"
-                    : ", the idempotency_key of this line: send it again with that key");
-      } else {
-        why +=
-            "; it may have taken effect, and carries no idempotency key: sending it again may"
-                + " repeat its effect (a resumed run sends it again), so check first whether it"
-                + " did";
-      }
-    }
     int last = job.attempts.isEmpty() ? -1 : job.attempts.get(job.attempts.size() - 1).status();
+    if (!job.attempts.isEmpty() && !Idempotency.isIdempotent(job.request.method())) {
+      if (job.key == null) {
+        return item(job, "not-resent", true, last, why + "; " + UNKEYED_MAY_HAVE_TAKEN_EFFECT);
+      }
+      why +=
+          "; it may have taken effect, and is safe to send again: it carries its idempotency key"
+              + (journal != null
+                  ? ", which the journal keeps, and the same command sends it again with it"
+                  : ", the idempotency_key of this line: send it again with that key");
+    }
     return item(job, "stopped", false, last, why);
   }
 

@@ -937,6 +937,10 @@ final class BatchRun {
 
   private void execute(BatchRecorder.Job job) {
     recorder.begin(job);
+    if (recorder.sentEarlierWithoutKey(job)) {
+      recorder.record(job, recorder.sentEarlier(job));
+      return;
+    }
     CallOptions.Builder options = CallOptions.builder().withAttemptListener(events.attempts(job));
     try {
       String key = recorder.key(job);
