@@ -1,11 +1,11 @@
 package dev.relent.guard;
 
 /**
- * The rate controller of an {@link AdaptivePacer}: CUBIC or AIMD by rounds of starts (a round is
- * the starts since the previous one up to the first refused; the rate falls from the rate the round
- * was sent at by the share refused and the controller's factor, and grows with each answer), or
- * {@link LimitBracket} for {@link Pacer.Congestion#BRACKET}. It publishes its interval to the
- * {@link Schedule}; one controller serves a pacer whether its state is shared or local.
+ * The rate controller of an {@link AdaptivePacer}: CUBIC or AIMD by {@link ThrottleRounds rounds}
+ * of starts (the rate falls from the rate the round was sent at by the share refused and the
+ * controller's factor, and grows with each answer), or {@link LimitBracket} for {@link
+ * Pacer.Congestion#BRACKET}. It publishes its interval to the {@link Schedule}; one controller
+ * serves a pacer whether its state is shared or local.
  *
  * <p>Not thread-safe: the pacer calls it under its lock. Allocates only at construction.
  */
@@ -44,9 +44,6 @@ final class RateController {
 
   static final int AIMD_MAX_CONFIRMED = 2;
 
-  /** A round of fewer starts than this is short: its share refused counts only after another. */
-  static final long SHORT_ROUND = 8;
-
   private final boolean cubic;
 
   /** The controller of {@link Pacer.Congestion#BRACKET}; null for the other controllers. */
@@ -61,13 +58,7 @@ final class RateController {
   private double k;
   private long epoch;
   private long lastDecrease = NEVER;
-  private long roundStart = NEVER;
-  private long roundEnd = NEVER;
-  private long measureEnd = NEVER;
-  private double roundBase;
-  private long roundStarts;
-  private long roundThrottles;
-  private boolean lastRoundShort;
+  private final ThrottleRounds rounds = new ThrottleRounds();
   private long probeAnswers;
   private int confirmed;
 
@@ -154,14 +145,14 @@ final class RateController {
       }
       return slowed;
     }
-    if (roundEnd != NEVER && sentAtNanos <= roundEnd) {
-      if (sentAtNanos > roundStart && sentAtNanos <= measureEnd) {
-        // Another refusal of the round, answered after the first: the share of the round's
-        // starts refused says how far above the limit it was sent.
-        roundThrottles++;
-        return decrease(nowNanos);
-      }
-      return false; // reserved later, before the decrease that answered it
+    ThrottleRounds.Refusal refusal = rounds.classify(sentAtNanos);
+    if (refusal == ThrottleRounds.Refusal.SAME_ROUND) {
+      // Answered after the round's first refusal: the share of the round's starts refused says
+      // how far above the limit it was sent.
+      return decrease(nowNanos);
+    }
+    if (refusal == ThrottleRounds.Refusal.ANSWERED) {
+      return false;
     }
     double sent = starts.sendRate();
     double base;
@@ -179,17 +170,9 @@ final class RateController {
     } else {
       base = Math.min(rate, sent);
     }
-    roundBase = Math.max(base, schedule.slowestRate());
-    roundStart = roundEnd;
-    measureEnd = sentAtNanos;
-    roundEnd = Math.max(nowNanos, starts.newest());
-    long count = burst ? 1 : Math.max(1, starts.startsBetween(roundStart, sentAtNanos));
-    boolean shortRound = count < SHORT_ROUND;
-    // One short round refused may be a late start bunching with the next; two in a row are a
-    // trend. Until then the round counts as one start: the factor alone.
-    roundStarts = shortRound && !lastRoundShort ? 1 : count;
-    lastRoundShort = shortRound;
-    roundThrottles = 1;
+    long count = burst ? 1 : Math.max(1, starts.startsBetween(rounds.previousEnd(), sentAtNanos));
+    rounds.begin(
+        Math.max(base, schedule.slowestRate()), sentAtNanos, nowNanos, starts.newest(), count);
     pacing = true;
     return decrease(nowNanos);
   }
@@ -200,13 +183,12 @@ final class RateController {
    * raises the rate. Returns whether the rate fell.
    */
   private boolean decrease(long nowNanos) {
-    double accepted = Math.max(1, roundStarts - roundThrottles) / (double) roundStarts;
-    double target = Math.max(roundBase * accepted, schedule.slowestRate());
+    double target = Math.max(rounds.base() * rounds.acceptedShare(), schedule.slowestRate());
     double next = cubic ? CUBIC_BETA * target : AIMD_BETA * target;
-    if (roundThrottles > 1 && next >= rate) {
+    if (rounds.throttles() > 1 && next >= rate) {
       return false;
     }
-    if (roundThrottles == 1) {
+    if (rounds.throttles() == 1) {
       // A new round refused near the rate the last one was: the same limit, found again.
       boolean same = wMax > 0 && Math.abs(target - wMax) <= AIMD_SAME_LIMIT * wMax;
       confirmed = same ? Math.min(AIMD_MAX_CONFIRMED, confirmed + 1) : 0;
@@ -221,7 +203,7 @@ final class RateController {
     probeAnswers = 0;
     // Every start reserved by now was reserved at a rate this decrease corrects, even one that
     // starts later: its throttle is answered already.
-    roundEnd = Math.max(roundEnd, Math.max(nowNanos, starts.newest()));
+    rounds.extendTo(Math.max(nowNanos, starts.newest()));
     publish();
     return true;
   }
@@ -248,7 +230,7 @@ final class RateController {
     }
     // As patient as the evidence is long: a rate refused after a long round is probed gently, one
     // learned from a burst or a short round quickly.
-    double doubling = Math.max(AIMD_PROBE_DOUBLING_MIN, roundStarts) * (1L << confirmed);
+    double doubling = Math.max(AIMD_PROBE_DOUBLING_MIN, rounds.starts()) * (1L << confirmed);
     double growth = AIMD_PROBE / doubling * Math.pow(2, Math.min(64, probeAnswers++ / doubling));
     // A start a nanosecond at most, so that the rate stays finite however long no throttle comes.
     return Math.min((double) AdaptivePacer.SECOND, rate * (1 + growth));
