@@ -28,79 +28,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * metrics.withGuardsOf(executor).bindTo(registry);
  * }</pre>
  *
- * <p><b>Meters from events</b>, each tagged {@code name} (this object's name) and the {@linkplain
- * Builder#withTag common tags}, each registered with its first event:
- *
- * <ul>
- *   <li>{@code relent.calls} (counter): operations that ended; {@code outcome} {@code success} (a
- *       result was returned, also one the policy stops at, such as an HTTP 400) or {@code failure};
- *       {@code reason} the give-up reason's {@linkplain dev.relent.RelentException.Reason#slug()
- *       slug} ({@link RelentEvent#giveUpReason()}, which the spans and log lines spell the same
- *       way), {@code not-retryable} for an unchecked failure rethrown as it is, {@code none} for a
- *       success; {@code retried} {@code true} if more than one attempt was made.
- *   <li>{@code relent.attempts} (counter): attempts started; {@code kind} {@code first} or {@code
- *       retry}. With {@code relent.calls} these read as the executor's {@link
- *       RelentExecutor#counters() counters} do (an asynchronous call the caller cancels is in
- *       neither).
- *   <li>{@code relent.call.duration} (timer): from a call's start to its end; {@code outcome}.
- *   <li>{@code relent.attempt.duration} (timer): each attempt; {@code kind}, {@code verdict}
- *       ({@code success}, {@code retry} or {@code abort}) and {@code status}, the class of its
- *       outcome as the executor's {@link dev.relent.OutcomeDescriber#outcomeClass describer} names
- *       it: through the HTTP adapters {@code 1xx}, {@code 2xx}, {@code 3xx}, {@code 4xx}, {@code
- *       429}, {@code 5xx}, {@code io} (a network fault: no answer), {@code none} (a failure that is
- *       not the network's, or an executor without HTTP), and {@code other} for anything else.
- *   <li>{@code relent.retry.wait} (timer): the wait chosen before each retry; {@code source} {@code
- *       server} when the server's hint asked for longer than the backoff ({@link
- *       RelentEvent#isServerWait()}), else {@code backoff}.
- *   <li>{@code relent.pacer.wait} (timer): each wait longer than zero before a start, that the
- *       executor's pacer, a scope's pacer or a scope's pause asked for.
- * </ul>
- *
- * <p><b>Gauges of the guards</b>, tagged {@code name}, {@code scope.kind} and {@code scope}: for
- * the executor's own guards both are {@code none}; for a scope's, its kind's slug ({@code account},
- * {@code key}, {@code endpoint}, {@code custom}) and its name (a host, a hashed key, a route
- * template such as {@code GET api.example.com/v1/items/{id}}: never a raw URL or an id):
- *
- * <ul>
- *   <li>{@code relent.circuit.breaker.state}: 1 for the breaker's state, 0 for the others; {@code
- *       state} {@code closed}, {@code open} or {@code half-open}. {@code
- *       relent.circuit.breaker.failure.rate} (base unit percent): the failed calls among the calls
- *       in its window, 0 without calls.
- *   <li>{@code relent.retry.budget.available} and {@code relent.retry.budget.limit}: retries the
- *       budget allows now, and in its window.
- *   <li>{@code relent.concurrency.in.use}, {@code relent.concurrency.limit} and {@code
- *       relent.concurrency.waiting}: slots held, slots in all, callers waiting for one.
- *   <li>{@code relent.pacer.interval} (time gauge): the spacing the pacer keeps between starts now,
- *       an adaptive pacer's learned one, 0 while an adaptive pacer does not pace. {@code
- *       relent.pacer.rate}: starts per second, for a fixed-rate pacer only (an adaptive pacer may
- *       have no rate, and a gauge of none would read NaN; {@code 1 / interval} gives its rate).
- *       {@code relent.pacer.pause} (time gauge): how long the pacer's pause lasts from now, 0 if
- *       not paused. No gauge of a live guard reads NaN.
- *   <li>For each scope: {@code relent.scope.pause} (time gauge), how long its pause lasts from now;
- *       {@code relent.scope.pauses} (function counter), how often it was paused.
- *   <li>{@code relent.scopes} and {@code relent.scopes.paused}, tagged {@code name} alone: the
- *       scopes the executor's registry holds, and how many of them are paused now.
- * </ul>
+ * <p><b>Meters.</b> From events, tagged {@code name} and the {@linkplain Builder#withTag common
+ * tags}: the counters {@code relent.calls} ({@code outcome}, {@code reason} the give-up reason's
+ * {@linkplain dev.relent.RelentException.Reason#slug() slug}, {@code retried}) and {@code
+ * relent.attempts} ({@code kind}), which read as the executor's {@link RelentExecutor#counters()
+ * counters} do; the timers {@code relent.call.duration}, {@code relent.attempt.duration} ({@code
+ * kind}, {@code verdict}, {@code status}), {@code relent.retry.wait} ({@code source}) and {@code
+ * relent.pacer.wait}. From the guards, tagged {@code name}, {@code scope.kind} and {@code scope}
+ * ({@code none} for the executor's own): the breaker's state and failure rate, the retry budget,
+ * the concurrency limit, the pacer's interval, rate and pause, each scope's pause, and the scopes
+ * held. docs/micrometer.md lists every meter, tag and value.
  *
  * <p><b>Bounded.</b> Every tag has a fixed set of values but {@code name} and {@code scope}; the
- * scopes metered are at most {@link Builder#withMaxScopes} (default <b>100</b>) of those the
- * registry holds, checked every {@link Builder#withScopeRefresh} (default <b>10 s</b>, on the meter
- * registry's clock) when a call ends: a scope the registry evicted loses its meters, a new one gets
- * them. {@link #refreshScopes()} checks now.
+ * scopes metered are at most {@link Builder#withMaxScopes} (default <b>100</b>), checked every
+ * {@link Builder#withScopeRefresh} (default <b>10 s</b>) when a call ends, or now by {@link
+ * #refreshScopes()}. No gauge of a live guard reads NaN.
  *
- * <p><b>References.</b> Gauges hold their guard weakly, as Micrometer's gauges do by default: they
- * never keep an executor or its guards alive, and read NaN once the guard is collected. These
- * metrics hold the executor only until bound, and its guard registry weakly; the executor holds
- * them through its listener.
- *
- * <p><b>Cost.</b> The listener reads the event's numbers without allocating, and each meter is made
- * once and cached by its tags in a fixed slot (a few dozen at most); an event costs a counter
- * increment or a timer record. Events before {@link #bindTo} are not counted.
- *
- * <p>Names follow Micrometer's conventions (lower case, dot separated, base unit seconds), so each
- * registry renders them in its own way: {@code relent_calls_total}, {@code
- * relent_call_duration_seconds} in Prometheus. Histograms and percentiles are configured, as for
- * every timer, with a {@code MeterFilter}. Thread-safe.
+ * <p><b>References and cost.</b> Gauges hold their guard weakly: they never keep an executor alive,
+ * and read NaN once the guard is collected. The listener allocates nothing per event; events before
+ * {@link #bindTo} are not counted. Thread-safe.
  */
 public final class RelentMetrics implements MeterBinder {
   /** The value of the {@code reason}, {@code scope} and {@code scope.kind} tags that have none. */

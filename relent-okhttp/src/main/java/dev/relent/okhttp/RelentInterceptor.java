@@ -57,41 +57,22 @@ import okhttp3.ResponseBody;
  * follows redirects and answers authentication challenges inside one attempt, and re-sends once a
  * 503 that carries {@code Retry-After: 0} (its own rule, which no setting turns off).
  *
- * <p><b>Outcomes</b>, the same types as the JDK client's and the HttpClient 5 handler's. A response
- * the table accepts or stops at (a 404) is returned as it is. A write without {@code
- * Idempotency-Key} that may have reached the server is not re-sent: {@link
- * NotRetriedWriteException}. A network fault the table does not retry is thrown as an {@link
- * HttpFaultException} whose cause is OkHttp's exception; a failure that is not a network fault is
- * thrown as it is. When the executor gives up, {@code call.execute()} throws its {@link
- * RelentException} (unchecked, as an application interceptor's unchecked exceptions propagate). An
- * interrupted wait throws {@link InterruptedIOException} with the thread's interrupt flag set; a
- * cancelled call stops before its next attempt with {@code IOException("Canceled")}. {@link
- * #callResult(Response)} tells the attempts, the key, the decision and the attempt records of a
- * returned response.
+ * <p><b>Outcomes</b>, the same types as the JDK client's and the HttpClient 5 handler's: a response
+ * the table accepts or stops at is returned as it is; an unkeyed write that may have reached the
+ * server is not re-sent ({@link NotRetriedWriteException}); a network fault the table does not
+ * retry is an {@link HttpFaultException} with OkHttp's exception as its cause; a give-up is the
+ * executor's {@link RelentException}; an interrupted wait throws {@link InterruptedIOException}
+ * with the interrupt flag set. Under {@code enqueue}, OkHttp hands the {@link Callback} only an
+ * {@code IOException}: {@link #failureOf(IOException)} returns what a synchronous call would have
+ * thrown. {@link #callResult(Response)} tells a returned response's attempts, key and decision.
  *
- * <p><b>{@code enqueue} and unchecked exceptions.</b> OkHttp hands a {@link Callback} only I/O
- * exceptions: when an interceptor throws an unchecked one (a give-up, a bug), it cancels the call,
- * passes {@code onFailure} an {@code IOException("canceled due to …")} whose cause is the original,
- * and rethrows the original on its dispatcher thread (where the thread's uncaught-exception handler
- * sees it). {@link #failureOf(IOException)} returns the exception a synchronous call would have
- * thrown.
- *
- * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
- * it; a {@link CallOptions} tag on the request ({@code request.newBuilder().tag(CallOptions.class,
- * options)}) can give one, or a decision table of its own; {@link
- * Builder#withIdempotencyKeys(boolean)} keys every POST and PATCH. The key is set once, before the
- * first send, and every attempt carries it.
- *
- * <p><b>Resources and time.</b> Each attempt's connect, write and read timeouts are the smaller of
- * the client's own and {@link AttemptContext#timeoutNanos()} (the attempt timeout or what is left
- * of the deadline). OkHttp applies them to each connect, write and read, not to the exchange as a
- * whole; its {@code callTimeout} bounds the whole call, waits included. A response the table would
- * retry (or hold back) has its body read into memory, at most {@link
- * Builder#withMaxBufferedBody(int) 64 KiB}, and is closed before the executor decides, so no
- * connection is held while waiting; the copy is what the caller gets if it is the last. A request
- * whose body is one-shot or duplex cannot be sent twice: it is judged by {@link
- * DecisionTable#withoutResends()}, so only faults where nothing was sent are retried. The waits of
- * asynchronous calls block OkHttp's dispatcher thread.
+ * <p><b>Keys, time and memory.</b> A request's own {@code Idempotency-Key}, or one from a {@link
+ * CallOptions} tag, is set once and carried by every attempt ({@link
+ * Builder#withIdempotencyKeys(boolean)} keys every POST and PATCH). Each attempt's timeouts are the
+ * smaller of the client's and {@link AttemptContext#timeoutNanos()}. A response the table would
+ * retry has its body read into memory (at most {@link Builder#withMaxBufferedBody(int) 64 KiB}) and
+ * is closed before the wait; a one-shot or duplex body is judged by {@link
+ * DecisionTable#withoutResends()}. docs/http.md says more of each.
  *
  * <p>Thread-safe: build one per downstream and share it.
  */

@@ -23,48 +23,24 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p><b>The call's span</b>, kind {@code INTERNAL}, named {@code relent GET} ({@code relent GET
- * /v1/payments/{id}} with a {@link Builder#withRoute route}), is a child of the context current
- * when the call starts ({@link Context#current()} on the calling thread). It carries {@code
- * http.request.method}, {@code server.address}, {@code server.port}, {@code url.full}, {@code
- * relent.attempts} (how many requests were sent), and, when the caller receives a response, {@code
- * http.response.status_code}; when the caller receives an exception, or a status of 400 or more,
- * {@code error.type} (the exception's class name, or the status) and the status {@code ERROR}. Its
- * events:
+ * /v1/payments/{id}} with a {@link Builder#withRoute route}), is a child of {@link
+ * Context#current()} on the calling thread when the call starts, and carries the request's
+ * attributes, {@code relent.attempts} and the outcome ({@code http.response.status_code}, or {@code
+ * error.type} with the status {@code ERROR}). Its events {@code relent.retry}, {@code relent.paced}
+ * and {@code relent.give_up} say what was decided, by which rule, and how long it waited, with the
+ * give-up reason's {@linkplain dev.relent.RelentException.Reason#slug() slug} as the meters spell
+ * it. <b>Each physical request's span</b>, kind {@code CLIENT}, carries {@code
+ * http.request.resend_count} from the second request on, and the {@link
+ * OpenTelemetry#getPropagators() propagators} inject its context ({@code traceparent}) into that
+ * request's headers. docs/tracing.md lists every attribute and event.
  *
- * <ul>
- *   <li>{@code relent.retry}: a retry was decided after attempt {@code relent.attempt}, by the rule
- *       {@code relent.rule}, waiting {@code relent.wait_ms} milliseconds, which {@code
- *       relent.wait_source} says the {@code backoff} or the {@code server} chose; with {@code
- *       relent.server_hint} (such as {@code Retry-After: 2}) and {@code relent.server_hint.wait_ms}
- *       when the server said when to come back;
- *   <li>{@code relent.paced}: the pacer made attempt {@code relent.attempt} wait {@code
- *       relent.wait_ms} milliseconds before it started;
- *   <li>{@code relent.give_up}: the executor gave up after attempt {@code relent.attempt}, for
- *       {@code relent.reason}, the reason's {@linkplain dev.relent.RelentException.Reason#slug()
- *       slug} as the meters' {@code reason} tag spells it ({@code retries-exhausted}, {@code
- *       deadline}, {@code server-wait-too-long}, {@code not-retryable}, ...), with the rule of the
- *       last outcome, {@code relent.rule}, and the give-up's message, {@code relent.message}.
- * </ul>
+ * <p><b>No secrets.</b> {@code url.full} is the adapter's redacted endpoint, and the hint and
+ * message texts pass the adapter's {@link dev.relent.http.Redactor}; no header but the propagated
+ * context is read or written, and exception messages are not recorded.
  *
- * <p><b>Each physical request's span</b>, kind {@code CLIENT}, named after the method ({@code GET},
- * or {@code GET /v1/payments/{id}} with a route), carries the same request attributes, {@code
- * http.request.resend_count} from the second request on (1, 2, ...), {@code
- * http.response.status_code} when an answer came, and {@code error.type} with the status {@code
- * ERROR} for a status of 400 or more (the status as text) or a failure (the class name of the
- * client's exception, such as {@code java.net.http.HttpConnectTimeoutException}). The {@link
- * OpenTelemetry#getPropagators() propagators} of the given {@code OpenTelemetry} inject this span's
- * context into that request's headers ({@code traceparent} for W3C trace context), so that the
- * server sees the right parent for each attempt.
- *
- * <p><b>No secrets.</b> {@code url.full} is the adapter's redacted endpoint: user-info and the
- * values of credential-like query parameters read {@code REDACTED}; the hint and message texts pass
- * the adapter's {@link dev.relent.http.Redactor} too. No request or response header other than the
- * propagated context is read or written, and exception messages are not recorded.
- *
- * <p>Spans are started and ended explicitly and are not made current while a call runs: the
- * attempts of an asynchronous call end on other threads. If the OpenTelemetry Java agent also
- * instruments the HTTP client, it adds its own client spans and overwrites {@code traceparent};
- * turn its HTTP client instrumentation off for clients traced here.
+ * <p>Spans are started and ended explicitly, never made current (an asynchronous call's attempts
+ * end on other threads). With the OpenTelemetry Java agent, turn its HTTP client instrumentation
+ * off for clients traced here: it would add its own client spans and overwrite {@code traceparent}.
  *
  * <p>Immutable and thread-safe: one instance can serve many adapters.
  */
