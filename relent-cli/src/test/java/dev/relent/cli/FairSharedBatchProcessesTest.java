@@ -8,6 +8,7 @@ import dev.relent.mockserver.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -21,21 +22,22 @@ import org.junit.jupiter.api.io.TempDir;
  * started together) share {@code --concurrency 2} through the Redis on 127.0.0.1:6379, on answers
  * slow enough (100 ms) that both slots are taken all the time. The shared limit serves its waiters
  * first come, first served across the processes and wakes them through Redis, so every process
- * starts soon after the first request of the run, and they finish close together; before, the
- * process that got the slots first handed them to its own workers until it was done, and the others
- * polled in vain (first requests 11 to 64 s late).
+ * starts soon after the first request of the run, and while all compete each gets its share;
+ * before, the process that got the slots first handed them to its own workers until it was done,
+ * and the others polled in vain (first requests 11 to 64 s late).
  *
  * <p>Real time, about 15 s. The bounds are generous, for a shared 2-core machine starting four
  * JVMs: each process's first request within {@value #FIRST_WITHIN_SECONDS} s of the run's first,
- * and the processes' last requests within {@value #LAST_SPREAD_PERCENT} % of the run's span of each
- * other. The figures of each run are printed; {@code bench/limiters.sh} measures the fleet against
- * nginx.
+ * and, between the last process's first request and the first process's last, each process's
+ * requests at least {@value #MIN_SHARE_PERCENT} % of a fair share (a quarter of them). When each
+ * finishes is not asserted: it follows when each JVM started, which the machine decides. The
+ * figures of each run are printed; {@code bench/limiters.sh} measures the fleet against nginx.
  */
 class FairSharedBatchProcessesTest {
   static final int PROCESSES = 4;
   static final int REQUESTS = 25;
   static final int FIRST_WITHIN_SECONDS = 5;
-  static final int LAST_SPREAD_PERCENT = 35;
+  static final int MIN_SHARE_PERCENT = 40;
 
   static final String SCENARIO =
       "{\"routes\": [{\"path\": \"/items/*\", \"steps\": [{\"status\": 200, \"delay\":"
@@ -45,7 +47,7 @@ class FairSharedBatchProcessesTest {
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
-  void fourProcessesSharingTwoSlotsAllStartEarlyAndFinishTogether() throws Exception {
+  void fourProcessesSharingTwoSlotsAllStartEarlyAndShareFairly() throws Exception {
     String account = "fair-" + UUID.randomUUID();
     try (MockServer server = MockServer.builder(Scenario.parse(SCENARIO)).withThreads(8).start()) {
       List<Process> processes = new ArrayList<>();
@@ -93,10 +95,8 @@ class FairSharedBatchProcessesTest {
         runLast = Math.max(runLast, last[p]);
       }
       long span = runLast - runFirst;
-      long lastEarliest = Long.MAX_VALUE;
       StringBuilder figures = new StringBuilder("fair: span " + span + " ms;");
       for (int p = 0; p < PROCESSES; p++) {
-        lastEarliest = Math.min(lastEarliest, last[p]);
         figures.append(
             String.format(
                 Locale.ROOT,
@@ -105,15 +105,36 @@ class FairSharedBatchProcessesTest {
                 (first[p] - runFirst) / 1000.0,
                 (last[p] - runFirst) / 1000.0));
       }
-      System.out.println(figures);
       for (int p = 0; p < PROCESSES; p++) {
         assertThat(first[p] - runFirst)
             .as("process %d starts soon after the run's first request: %s", p + 1, figures)
             .isLessThanOrEqualTo(TimeUnit.SECONDS.toMillis(FIRST_WITHIN_SECONDS));
       }
-      assertThat(runLast - lastEarliest)
-          .as("the processes finish close together: %s", figures)
-          .isLessThanOrEqualTo(span * LAST_SPREAD_PERCENT / 100);
+      // Fair while they compete: from the last process's first request to the first process's last,
+      // each process gets a fair share of the arrivals. A process whose JVM started late has less
+      // time
+      // in all, so when each finishes says more about start-up than about the queue.
+      long competeFrom = Arrays.stream(first).max().orElseThrow();
+      long competeTo = Arrays.stream(last).min().orElseThrow();
+      long[] competing = new long[PROCESSES];
+      for (JournalEntry e : journal) {
+        long at = e.arrivedAt().toEpochMilli();
+        if (at >= competeFrom && at <= competeTo) {
+          for (int p = 0; p < PROCESSES; p++) {
+            if (e.target().startsWith("/items/p" + (p + 1) + "-")) {
+              competing[p]++;
+            }
+          }
+        }
+      }
+      long all = Arrays.stream(competing).sum();
+      figures.append(" while competing: ").append(Arrays.toString(competing));
+      System.out.println(figures);
+      for (int p = 0; p < PROCESSES; p++) {
+        assertThat(competing[p] * PROCESSES * 100)
+            .as("process %d's share of the requests while all compete: %s", p + 1, figures)
+            .isGreaterThanOrEqualTo(all * MIN_SHARE_PERCENT);
+      }
     }
   }
 }
