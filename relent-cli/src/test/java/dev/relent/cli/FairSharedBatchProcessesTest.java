@@ -81,6 +81,7 @@ class FairSharedBatchProcessesTest {
       long runLast = Long.MIN_VALUE;
       long[] first = new long[PROCESSES];
       long[] last = new long[PROCESSES];
+      List<List<Long>> arrivalsOf = new ArrayList<>();
       for (int p = 0; p < PROCESSES; p++) {
         String prefix = "/items/p" + (p + 1) + "-";
         List<Long> arrivals =
@@ -89,6 +90,7 @@ class FairSharedBatchProcessesTest {
                 .map(e -> e.arrivedAt().toEpochMilli())
                 .toList();
         assertThat(arrivals).hasSize(REQUESTS);
+        arrivalsOf.add(arrivals);
         first[p] = arrivals.stream().mapToLong(Long::longValue).min().orElseThrow();
         last[p] = arrivals.stream().mapToLong(Long::longValue).max().orElseThrow();
         runFirst = Math.min(runFirst, first[p]);
@@ -112,20 +114,13 @@ class FairSharedBatchProcessesTest {
       }
       // Fair while they compete: from the last process's first request to the first process's last,
       // each process gets a fair share of the arrivals. A process whose JVM started late has less
-      // time
-      // in all, so when each finishes says more about start-up than about the queue.
+      // time in all, so when each finishes says more about start-up than about the queue.
       long competeFrom = Arrays.stream(first).max().orElseThrow();
       long competeTo = Arrays.stream(last).min().orElseThrow();
       long[] competing = new long[PROCESSES];
-      for (JournalEntry e : journal) {
-        long at = e.arrivedAt().toEpochMilli();
-        if (at >= competeFrom && at <= competeTo) {
-          for (int p = 0; p < PROCESSES; p++) {
-            if (e.target().startsWith("/items/p" + (p + 1) + "-")) {
-              competing[p]++;
-            }
-          }
-        }
+      for (int p = 0; p < PROCESSES; p++) {
+        competing[p] =
+            arrivalsOf.get(p).stream().filter(at -> at >= competeFrom && at <= competeTo).count();
       }
       long all = Arrays.stream(competing).sum();
       figures.append(" while competing: ").append(Arrays.toString(competing));

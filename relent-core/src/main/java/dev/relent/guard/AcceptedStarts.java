@@ -8,7 +8,7 @@ package dev.relent.guard;
  * <p>Not thread-safe: the bracket's caller holds the pacer's lock. Allocates only at construction.
  */
 final class AcceptedStarts {
-  static final long NEVER = Long.MIN_VALUE;
+  private static final long NEVER = StartHistory.NEVER;
 
   /** How many accepted starts are remembered. */
   static final int SIZE = 64;
@@ -31,12 +31,7 @@ final class AcceptedStarts {
     size = Math.min(SIZE, size + 1);
   }
 
-  /** The first accepted start ever heard of, or {@link #NEVER}. */
-  long first() {
-    return first;
-  }
-
-  /** The newest accepted start sent before {@code sentAt}, or {@link #NEVER}. */
+  /** The newest accepted start sent before {@code sentAt}, or {@link StartHistory#NEVER}. */
   long before(long sentAt) {
     long best = NEVER;
     for (int i = 0; i < size; i++) {
@@ -49,7 +44,7 @@ final class AcceptedStarts {
   }
 
   /** How many of the remembered accepted starts were sent after {@code t}. */
-  int after(long t) {
+  private int after(long t) {
     int n = 0;
     for (int i = 0; i < size; i++) {
       if (ring[i] > t) {

@@ -31,7 +31,7 @@ final class LimitBracket {
   static final double NEAR_STEP = 0.1;
 
   private static final long NONE = 0;
-  private static final long NEVER = Long.MIN_VALUE;
+  private static final long NEVER = StartHistory.NEVER;
 
   private final long fastest;
   private final long slowest;

@@ -9,7 +9,7 @@ package dev.relent.guard;
  * <p>Not thread-safe: the bracket's caller holds the pacer's lock. Allocates nothing.
  */
 final class RefusalSpells {
-  static final long NEVER = Long.MIN_VALUE;
+  private static final long NEVER = StartHistory.NEVER;
 
   /**
    * A run of at least this many accepts, ended by refusals that last longer than a second (and four
@@ -22,7 +22,9 @@ final class RefusalSpells {
 
   private long runStart = NEVER;
 
-  /** The first refused start since the last accept; {@link #NEVER} while accepts come. */
+  /**
+   * The first refused start since the last accept; {@link StartHistory#NEVER} while accepts come.
+   */
   private long refusedSince = NEVER;
 
   /** The last refused start since the last accept. */
@@ -68,7 +70,7 @@ final class RefusalSpells {
     return endedRun;
   }
 
-  /** The first start of the run the latest refusals ended, or {@link #NEVER}. */
+  /** The first start of the run the latest refusals ended, or {@link StartHistory#NEVER}. */
   long endedRunStart() {
     return endedRunStart;
   }
