@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
  *       HTTP layer on neither.
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
+ *   <li>The simulator drives relent-core alone, on core's virtual time: no test kit, no mock
+ *       server.
  *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
  *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
  *   <li>Only relent-redis talks to Redis (Lettuce), and only the application, relent-cli ({@code
@@ -121,6 +123,17 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(concat(CORE, "dev.relent.http.."))
+        .check(relent);
+  }
+
+  @Test
+  void theSimulatorNeedsOnlyCore() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.sim..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(concat(concat(CORE, "dev.relent.sim.."), "java.."))
         .check(relent);
   }
 

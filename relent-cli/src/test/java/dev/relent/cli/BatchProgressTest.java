@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,9 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
-import dev.relent.testing.RecordingSleeper;
+import dev.relent.testing.ServerClock;
+import dev.relent.time.FakeTime;
+import dev.relent.time.RecordingSleeper;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -444,7 +445,7 @@ class CallCommandTest {
                 Scenario.parse(
                     "{\"routes\": [{\"path\": \"/q\", \"steps\": [{\"status\": 200}],"
                         + " \"dailyQuota\": {\"limit\": 1, \"key\": \"global\"}}]}"))
-            .withClock(time)
+            .withClock(ServerClock.of(time))
             .start()) {
       assertThat(CliRun.of("call", server.uri("/q").toString()).exitCode()).isZero();
       Path file = dir.resolve("r.json");

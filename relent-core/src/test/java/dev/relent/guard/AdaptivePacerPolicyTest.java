@@ -3,6 +3,7 @@ package dev.relent.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.spi.PacerState;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class AdaptivePacerPolicyTest {
   /** The ceiling, 100/s: the interval when nothing slows the pacer. */
   private static final long CEILING_INTERVAL = 10 * MS;
 
-  private final ManualTime time = new ManualTime();
+  private final FakeTime time = new FakeTime();
 
   private Pacer pacer() {
     return pacer(PacerState.inMemory());

@@ -2,6 +2,7 @@ package dev.relent.guard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
@@ -111,7 +112,7 @@ class AdaptivePacerQuotaTest {
    * then {@code unanswered} more, the last of which is refused; returns the interval after it.
    */
   private static long afterARefusal(int answered, int unanswered) {
-    ManualTime time = new ManualTime();
+    FakeTime time = new FakeTime();
     Pacer pacer = Pacer.builder().adaptive().withTime(time).build();
     long[] starts = new long[answered + unanswered];
     for (int n = 0; n < starts.length; n++) {

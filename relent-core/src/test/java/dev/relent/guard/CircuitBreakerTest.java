@@ -10,6 +10,7 @@ import dev.relent.guard.CircuitBreaker.Metrics;
 import dev.relent.guard.CircuitBreaker.State;
 import dev.relent.guard.CircuitBreaker.Transition;
 import dev.relent.spi.CircuitBreakerState;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,7 @@ class CircuitBreakerTest {
   private final List<Transition> events = new CopyOnWriteArrayList<>();
 
   /** The time source of the breakers whose transitions are checked; it never moves. */
-  private static final ManualTime STILL = new ManualTime();
+  private static final FakeTime STILL = new FakeTime();
 
   private final List<Tracked> tracked = new ArrayList<>();
 
@@ -757,7 +758,7 @@ class CircuitBreakerTest {
 
   @Test
   void inspectionReadsTheBreakersOwnTimeSourceAndTellsWhenTheNextProbeMayGo() {
-    ManualTime time = new ManualTime();
+    FakeTime time = new FakeTime();
     List<Transition> heard = new ArrayList<>();
     CircuitBreaker cb =
         CircuitBreaker.builder()
@@ -773,20 +774,21 @@ class CircuitBreakerTest {
     assertThat(cb.openUntil()).isEmpty();
     cb.onFailure(0);
     cb.onFailure(0);
-    assertThat(heard).containsExactly(new Transition(CLOSED, OPEN, ManualTime.START));
+    assertThat(heard).containsExactly(new Transition(CLOSED, OPEN, FakeTime.DEFAULT_START));
 
     time.advance(Duration.ofSeconds(10));
     assertThat(cb.state()).isEqualTo(OPEN);
     assertThat(cb.metrics()).isEqualTo(new Metrics(OPEN, 2, 2, 100.0, 0, 0));
     assertThat(cb.nextProbeIn()).contains(Duration.ofSeconds(20));
-    assertThat(cb.openUntil()).contains(ManualTime.START.plusSeconds(30));
+    assertThat(cb.openUntil()).contains(FakeTime.DEFAULT_START.plusSeconds(30));
     assertThat(cb.nextProbeIn()).contains(Duration.ofSeconds(20)); // asking changed nothing
 
     time.advance(Duration.ofSeconds(20));
     assertThat(cb.nextProbeIn()).isEmpty();
     assertThat(cb.state()).isEqualTo(HALF_OPEN);
     // The transition is dated by the clock, not reported as a ticker reading.
-    assertThat(heard).endsWith(new Transition(OPEN, HALF_OPEN, ManualTime.START.plusSeconds(30)));
+    assertThat(heard)
+        .endsWith(new Transition(OPEN, HALF_OPEN, FakeTime.DEFAULT_START.plusSeconds(30)));
     assertThat(cb.metrics().probesInFlight()).isZero();
     assertThat(cb)
         .hasToString(
@@ -939,11 +941,11 @@ class CircuitBreakerTest {
 
   /** A transition made by a call measured at ticker reading {@code atNanos}. */
   private static Transition transition(State from, State to, long atNanos) {
-    return new Transition(from, to, ManualTime.START.plusNanos(atNanos));
+    return new Transition(from, to, FakeTime.DEFAULT_START.plusNanos(atNanos));
   }
 
   /** The ticker reading of the call that made a transition of a breaker on {@link #STILL}. */
   private static long nanosOf(Transition transition) {
-    return Duration.between(ManualTime.START, transition.at()).toNanos();
+    return Duration.between(FakeTime.DEFAULT_START, transition.at()).toNanos();
   }
 }

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.spi.PacerState;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GuardRegistryTest {
-  private final ManualTime time = new ManualTime();
+  private final FakeTime time = new FakeTime();
   private static final Scope ACCOUNT = Scope.account("api.example.com");
   private static final Scope ITEMS = Scope.endpoint("GET api.example.com/v1/items/{id}");
   private static final Scope USERS = Scope.endpoint("GET api.example.com/v1/users/{id}");
@@ -61,7 +62,7 @@ class GuardRegistryTest {
     ScopeGuards items = registry.find(ITEMS).orElseThrow();
     assertThat(items.isPaused()).isTrue();
     assertThat(items.pauseRemaining()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(items.pausedUntil()).contains(ManualTime.START.plusSeconds(30));
+    assertThat(items.pausedUntil()).contains(FakeTime.DEFAULT_START.plusSeconds(30));
     assertThat(items.pauseCause())
         .contains("HTTP 429 from GET https://api.example.com/v1/items/7 (Retry-After: 86400)");
     assertThat(items.pauseAsked()).isEqualTo(Duration.ofDays(1));

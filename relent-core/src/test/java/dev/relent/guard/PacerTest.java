@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.spi.PacerState;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -116,7 +117,7 @@ class PacerTest {
   @Test
   void pauseDelaysEveryCallerAndIsNeverShortened() {
     PacerState shared = PacerState.inMemory();
-    ManualTime time = new ManualTime();
+    FakeTime time = new FakeTime();
     Pacer first =
         Pacer.builder().withRate(1, Duration.ofSeconds(1)).withState(shared).withTime(time).build();
     Pacer second =
@@ -127,7 +128,7 @@ class PacerTest {
     first.pauseUntil(5 * S);
     first.pauseUntil(3 * S);
 
-    Instant end = ManualTime.START.plusSeconds(5);
+    Instant end = FakeTime.DEFAULT_START.plusSeconds(5);
     assertThat(first.pausedUntil()).contains(end);
     assertThat(second.pausedUntil()).contains(end);
     assertThat(second.pauseRemaining()).isEqualTo(Duration.ofSeconds(5));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relent.spi.RetryBudgetState;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ class RetryBudgetTest {
 
   @Test
   void inspectionReadsTheBudgetsOwnTimeSource() {
-    ManualTime time = new ManualTime();
+    FakeTime time = new FakeTime();
     RetryBudget budget =
         RetryBudget.builder()
             .withRatio(0.5)

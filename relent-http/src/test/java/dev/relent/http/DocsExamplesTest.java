@@ -12,7 +12,7 @@ import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.http.adapter.HttpOutcomes;
 import dev.relent.http.jdk.RelentHttpClient;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,7 +2,7 @@ package dev.relent.httpclient5;
 
 import dev.relent.http.CallResult;
 import dev.relent.http.contract.HttpClientContract;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import dev.relent.time.Scheduler;
 import dev.relent.time.TimeSource;
 import java.util.concurrent.ExecutionException;

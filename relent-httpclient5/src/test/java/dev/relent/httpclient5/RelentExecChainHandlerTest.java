@@ -15,8 +15,9 @@ import dev.relent.http.Fault;
 import dev.relent.http.HttpFaultException;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
-import dev.relent.testing.RecordingSleeper;
+import dev.relent.testing.ServerClock;
+import dev.relent.time.FakeTime;
+import dev.relent.time.RecordingSleeper;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,7 +51,7 @@ class RelentExecChainHandlerTest {
   }
 
   private MockServer server(String json) {
-    server = MockServer.builder(Scenario.parse(json)).withClock(time).start();
+    server = MockServer.builder(Scenario.parse(json)).withClock(ServerClock.of(time)).start();
     return server;
   }
 

@@ -10,7 +10,7 @@ import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relent.RetryPolicy;
 import dev.relent.guard.Pacer;
 import dev.relent.http.CallOptions;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;

@@ -17,8 +17,9 @@ import dev.relent.http.HttpFaultException;
 import dev.relent.http.NotRetriedWriteException;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
-import dev.relent.testing.RecordingSleeper;
+import dev.relent.testing.ServerClock;
+import dev.relent.time.FakeTime;
+import dev.relent.time.RecordingSleeper;
 import java.io.IOException;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -51,7 +52,7 @@ class RelentInterceptorTest {
   }
 
   private MockServer server(String json) {
-    server = MockServer.builder(Scenario.parse(json)).withClock(time).start();
+    server = MockServer.builder(Scenario.parse(json)).withClock(ServerClock.of(time)).start();
     return server;
   }
 

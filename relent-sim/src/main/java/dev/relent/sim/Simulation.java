@@ -2,20 +2,19 @@ package dev.relent.sim;
 
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
-import dev.relent.testing.FakeTime;
-import dev.relent.testing.ManualScheduler;
+import dev.relent.time.FakeTime;
+import dev.relent.time.ManualScheduler;
 import dev.relent.time.RandomSource;
 import dev.relent.time.TimeSource;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The event loop of one trial, on the test kit's virtual time: {@link FakeTime} is the ticker and
- * the clock (wall time starts at 2026-01-01T00:00:00Z, so that messages show stable dates), its
- * {@link ManualScheduler} the event queue, and the trial's jitter its randomness. {@link #run()}
- * runs the earliest task, moving the time to it, until none is left; tasks due at the same
- * nanosecond run in the order they were scheduled, a cancelled one neither runs nor moves the time,
- * and a task scheduled in the past runs now. So a trial is a pure function of its inputs, and
- * nothing waits.
+ * The event loop of one trial, on core's virtual time: {@link FakeTime} is the ticker and the clock
+ * (wall time starts at 2026-01-01T00:00:00Z, so that messages show stable dates), its {@link
+ * ManualScheduler} the event queue, and the trial's jitter its randomness. {@link #run()} runs the
+ * earliest task, moving the time to it, until none is left; tasks due at the same nanosecond run in
+ * the order they were scheduled, a cancelled one neither runs nor moves the time, and a task
+ * scheduled in the past runs now. So a trial is a pure function of its inputs, and nothing waits.
  *
  * <p>Everything the executor waits for (backoff, attempt timeouts, pacer permits, concurrency
  * slots) becomes a task on this queue, as do the model's messages and servers.

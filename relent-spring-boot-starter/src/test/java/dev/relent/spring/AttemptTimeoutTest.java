@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

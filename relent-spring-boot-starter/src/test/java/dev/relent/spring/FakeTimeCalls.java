@@ -1,6 +1,6 @@
 package dev.relent.spring;
 
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

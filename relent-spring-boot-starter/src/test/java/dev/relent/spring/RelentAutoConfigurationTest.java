@@ -3,7 +3,7 @@ package dev.relent.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.guard.CircuitBreaker;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

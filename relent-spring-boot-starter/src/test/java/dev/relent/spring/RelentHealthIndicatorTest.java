@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Scope;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import java.time.Duration;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.relent.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

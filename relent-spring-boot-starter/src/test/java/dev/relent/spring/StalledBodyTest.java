@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

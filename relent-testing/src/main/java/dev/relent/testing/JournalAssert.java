@@ -1,6 +1,7 @@
 package dev.relent.testing;
 
 import dev.relent.mockserver.JournalEntry;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -3,6 +3,8 @@ package dev.relent.testing;
 import dev.relent.mockserver.MockClock;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
+import dev.relent.time.FakeTime;
+import dev.relent.time.TimeSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -38,7 +40,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *
  * <p>Spacing assertions ({@link JournalAssert#spacedWithin(Envelope)} and the others that measure
  * gaps) need virtual time: give the extension the same {@link FakeTime} as the client ({@link
- * #withClock(MockClock)}) and the journal records arrivals on the client's clock, exact to the
+ * #withClock(TimeSource)}) and the journal records arrivals on the client's clock, exact to the
  * millisecond. On the default system clock the gaps are whatever the machine took, so those
  * assertions fail at once on a journal recorded there, saying so.
  *
@@ -92,8 +94,20 @@ public final class MockServerExtension
   }
 
   /**
-   * Sets the server's clock, usually the test's {@link FakeTime}. Default: the system clock, on
-   * which spacing assertions fail.
+   * Runs the server on the client's time, usually the test's {@link FakeTime}: the journal stamps
+   * arrivals and the rate limits count on it. Default: the system clock, on which spacing
+   * assertions fail.
+   *
+   * @param time the client's time source
+   * @return this
+   * @throws NullPointerException if {@code time} is null
+   */
+  public MockServerExtension withClock(TimeSource time) {
+    return withClock(ServerClock.of(time));
+  }
+
+  /**
+   * Sets the server's clock. Default: the system clock, on which spacing assertions fail.
    *
    * @param clock the clock
    * @return this

@@ -11,6 +11,8 @@ import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.testing.docs.DocSnippets;
+import dev.relent.time.FakeTime;
+import dev.relent.time.RecordingSleeper;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

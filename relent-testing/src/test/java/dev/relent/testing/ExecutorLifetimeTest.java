@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.RelentExecutor;
 import dev.relent.RetryPolicy;
+import dev.relent.time.FakeTime;
 import java.lang.ref.WeakReference;
 import org.junit.jupiter.api.Test;
 

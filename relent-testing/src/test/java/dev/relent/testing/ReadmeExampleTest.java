@@ -8,6 +8,7 @@ import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.testing.docs.DocSnippets;
+import dev.relent.time.FakeTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
+import dev.relent.time.FakeTime;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -65,7 +66,8 @@ class RealClockTest {
   void aServerOnFakeTimeBesideItIsStillChecked(MockServer onSystemClock) throws Exception {
     Requests.get(client, onSystemClock, "/flaky");
     FakeTime time = new FakeTime();
-    try (MockServer onFakeTime = MockServer.builder(SCENARIO).withClock(time).start()) {
+    try (MockServer onFakeTime =
+        MockServer.builder(SCENARIO).withClock(ServerClock.of(time)).start()) {
       Requests.get(client, onFakeTime, "/flaky");
       time.advance(Duration.ofSeconds(3));
       Requests.get(client, onFakeTime, "/flaky");

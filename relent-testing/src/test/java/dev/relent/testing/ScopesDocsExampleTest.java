@@ -10,6 +10,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.testing.CoreDocsExampleTest.Response;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

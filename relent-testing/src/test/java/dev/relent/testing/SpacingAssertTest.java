@@ -12,6 +12,7 @@ import dev.relent.RetryPolicy;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import dev.relent.mockserver.Step;
+import dev.relent.time.FakeTime;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -8,6 +8,7 @@ import dev.relent.Backoff;
 import dev.relent.Jitter;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
+import dev.relent.time.FakeTime;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

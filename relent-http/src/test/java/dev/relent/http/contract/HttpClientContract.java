@@ -21,8 +21,9 @@ import dev.relent.http.adapter.CallObserver;
 import dev.relent.mockserver.JournalEntry;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
-import dev.relent.testing.RecordingSleeper;
+import dev.relent.testing.ServerClock;
+import dev.relent.time.FakeTime;
+import dev.relent.time.RecordingSleeper;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -221,7 +222,7 @@ public abstract class HttpClientContract {
    * @return the running server
    */
   protected final MockServer server(String json) {
-    MockServer s = MockServer.builder(Scenario.parse(json)).withClock(time).start();
+    MockServer s = MockServer.builder(Scenario.parse(json)).withClock(ServerClock.of(time)).start();
     servers.add(s);
     return s;
   }

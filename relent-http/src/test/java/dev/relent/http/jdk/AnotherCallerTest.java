@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.RetryPolicy;
 import dev.relent.guard.Pacer;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -11,7 +11,8 @@ import dev.relent.http.AttemptRecord;
 import dev.relent.http.RelentHttpResponse;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.testing.FakeTime;
+import dev.relent.testing.ServerClock;
+import dev.relent.time.FakeTime;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
@@ -91,7 +92,8 @@ class JdkResendTest {
     FakeTime time = new FakeTime();
     Map<String, String> seen = new LinkedHashMap<>();
     HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    try (MockServer server = MockServer.builder(Scenario.parse(SCENARIO)).withClock(time).start()) {
+    try (MockServer server =
+        MockServer.builder(Scenario.parse(SCENARIO)).withClock(ServerClock.of(time)).start()) {
       RelentHttpClient http =
           RelentHttpClient.builder(jdk).withPolicy(policy(3)).withTime(time).build();
       http.send(get(server.uri("/ping")), BodyHandlers.ofString());

@@ -12,7 +12,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.http.HttpScopes;
-import dev.relent.testing.FakeTime;
+import dev.relent.time.FakeTime;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

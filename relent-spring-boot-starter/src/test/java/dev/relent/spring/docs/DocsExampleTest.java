@@ -3,9 +3,9 @@ package dev.relent.spring.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.mockserver.MockServer;
-import dev.relent.testing.FakeTime;
 import dev.relent.testing.MockServerExtension;
 import dev.relent.testing.docs.DocSnippets;
+import dev.relent.time.FakeTime;
 import dev.relent.time.TimeSource;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

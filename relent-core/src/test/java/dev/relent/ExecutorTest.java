@@ -1,28 +1,14 @@
-package dev.relent.testing;
+package dev.relent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.Backoff;
-import dev.relent.CircuitOpenException;
-import dev.relent.DeadlineExceededException;
-import dev.relent.Jitter;
-import dev.relent.QuotaExhaustedException;
-import dev.relent.RelentEvent;
-import dev.relent.RelentException;
-import dev.relent.RelentExecutor;
-import dev.relent.RelentListener;
-import dev.relent.RetriesExhaustedException;
-import dev.relent.RetryBudgetExhaustedException;
-import dev.relent.RetryPolicy;
-import dev.relent.ServerHint;
-import dev.relent.ServerWaitTooLongException;
-import dev.relent.Verdict;
+import dev.relent.Harness.Mode;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
-import dev.relent.testing.Harness.Mode;
+import dev.relent.time.FakeTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

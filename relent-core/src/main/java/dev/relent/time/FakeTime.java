@@ -1,10 +1,5 @@
-package dev.relent.testing;
+package dev.relent.time;
 
-import dev.relent.mockserver.MockClock;
-import dev.relent.time.Clock;
-import dev.relent.time.RandomSource;
-import dev.relent.time.Ticker;
-import dev.relent.time.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -24,14 +19,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * time.sleeper().waits(); // every wait the executor made, exactly
  * }</pre>
  *
- * <p>It is also a {@link MockClock}: give the same instance to the mock server and to the client
- * under test, and the server's journal records arrivals on the client's virtual time, so that the
- * gaps between attempts can be asserted to the nanosecond while nobody waits for real.
+ * <p>The test kit hands the same instance to its mock server ({@code
+ * MockServerExtension.withClock(time)}), so that the server's journal records arrivals on the
+ * client's virtual time and the gaps between attempts can be asserted to the nanosecond while
+ * nobody waits for real. The simulator runs its trials on it.
  *
  * <p>Defaults: the ticker starts at 0, the wall clock at 2026-01-01T00:00:00Z, and the randomness
  * is {@code RandomSource.seeded(42)} ({@link #withSeed(long)} changes it). Thread-safe.
  */
-public final class FakeTime implements TimeSource, Ticker, Clock, MockClock {
+public final class FakeTime implements TimeSource, Ticker, Clock {
   /** The seed of {@link #random()} unless {@link #withSeed(long)} says otherwise. */
   public static final long DEFAULT_SEED = 42;
 
@@ -130,16 +126,6 @@ public final class FakeTime implements TimeSource, Ticker, Clock, MockClock {
   @Override
   public long millis() {
     return Math.floorDiv(wallOriginNanos + nanos.get(), 1_000_000L);
-  }
-
-  @Override
-  public long wallMillis() {
-    return millis();
-  }
-
-  @Override
-  public long monotonicNanos() {
-    return read();
   }
 
   /**

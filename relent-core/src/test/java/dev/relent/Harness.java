@@ -1,10 +1,9 @@
-package dev.relent.testing;
+package dev.relent;
 
-import dev.relent.AttemptContext;
-import dev.relent.RelentEvent;
-import dev.relent.RelentExecutor;
-import dev.relent.RetryPolicy;
 import dev.relent.guard.Scope;
+import dev.relent.time.FakeTime;
+import dev.relent.time.ManualScheduler;
+import dev.relent.time.RecordingSleeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,4 +1,4 @@
-package dev.relent.testing;
+package dev.relent.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,5 @@
-package dev.relent.testing;
+package dev.relent.time;
 
-import dev.relent.time.Sleeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

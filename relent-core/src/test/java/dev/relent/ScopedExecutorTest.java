@@ -1,21 +1,16 @@
-package dev.relent.testing;
+package dev.relent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.DeadlineExceededException;
-import dev.relent.RelentException;
-import dev.relent.RelentExecutor;
-import dev.relent.RetryPolicy;
-import dev.relent.ServerHint;
-import dev.relent.Verdict;
+import dev.relent.Harness.Mode;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
-import dev.relent.testing.Harness.Mode;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,15 +1,14 @@
-package dev.relent.testing;
+package dev.relent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.DeadlineExceededException;
-import dev.relent.RelentException;
-import dev.relent.RelentExecutor;
-import dev.relent.RetryPolicy;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
+import dev.relent.time.FakeTime;
+import dev.relent.time.ManualScheduler;
+import dev.relent.time.RecordingSleeper;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

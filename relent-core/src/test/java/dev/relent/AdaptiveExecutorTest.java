@@ -1,16 +1,12 @@
-package dev.relent.testing;
+package dev.relent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relent.HintExtractor;
-import dev.relent.RelentException;
-import dev.relent.RelentExecutor;
-import dev.relent.RetryPolicy;
-import dev.relent.ServerHint;
 import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
+import dev.relent.time.FakeTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
