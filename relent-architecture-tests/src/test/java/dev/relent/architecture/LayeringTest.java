@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  *
  * <ul>
  *   <li>No package depends, directly or through others, on itself: no package cycle anywhere.
- *   <li>relent-core depends on the JDK alone.
+ *   <li>relent-core depends on the JDK alone, and knows no HTTP: no {@code java.net.http}, no
+ *       HTTP-date or header code (those are relent-http's).
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
  *       HTTP layer on neither.
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
@@ -87,6 +88,27 @@ class LayeringTest {
         .should()
         .onlyDependOnClassesThat()
         .resideInAnyPackage(concat(CORE, "java.."))
+        .check(relent);
+  }
+
+  @Test
+  void coreKnowsNoHttp() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(CORE)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("java.net.http..", "java.time.format..")
+        .check(relent);
+    noClasses()
+        .that()
+        .resideInAnyPackage(CORE)
+        .should()
+        .haveSimpleNameContaining("HttpDate")
+        .orShould()
+        .haveSimpleNameContaining("RetryAfter")
+        .orShould()
+        .haveSimpleNameContaining("Header")
         .check(relent);
   }
 

@@ -1,6 +1,5 @@
 package dev.relent.http;
 
-import dev.relent.RetryAfter;
 import dev.relent.Verdict;
 import java.time.Instant;
 import java.util.Arrays;

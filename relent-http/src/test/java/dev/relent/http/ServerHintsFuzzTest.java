@@ -3,7 +3,6 @@ package dev.relent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.relent.RetryAfter;
 import dev.relent.ServerHint;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,6 +1,5 @@
-package dev.relent;
+package dev.relent.http;
 
-import dev.relent.internal.HttpDates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.relent.internal;
+package dev.relent.http;
 
 /**
  * Parses and formats HTTP-dates (RFC 9110 §5.6.7) by hand, without exceptions or allocation.
@@ -42,7 +42,7 @@ package dev.relent.internal;
  * <p>Calendar arithmetic is proleptic Gregorian in UTC (days from civil, after H. Hinnant, "chrono-
  * Compatible Low-Level Date Algorithms").
  */
-public final class HttpDates {
+final class HttpDates {
   /** Returned by {@link #parse} for anything that is not a valid HTTP-date. */
   public static final long INVALID = Long.MIN_VALUE;
 

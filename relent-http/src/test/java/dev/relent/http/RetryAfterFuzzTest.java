@@ -1,4 +1,4 @@
-package dev.relent;
+package dev.relent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * Coverage-guided fuzzing of {@link RetryAfter}. A plain test run replays the committed inputs
- * under {@code src/test/resources/dev/relent/RetryAfterFuzzTestInputs/}; {@code JAZZER_FUZZ=1}
+ * under {@code src/test/resources/dev/relent/http/RetryAfterFuzzTestInputs/}; {@code JAZZER_FUZZ=1}
  * fuzzes (docs/fuzzing.md).
  *
  * <p>An input is UTF-8 text: the {@code Retry-After} value, then optionally a line feed and the

@@ -1,4 +1,4 @@
-package dev.relent.internal;
+package dev.relent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
