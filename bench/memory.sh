@@ -87,7 +87,7 @@ head -1 "$OUT/posts.txt"
 curl -s "$BASE/__relent/stats" >"$OUT/stats.json" || true
 echo "== 2b. the journal alone: $WRITES keyed writes, $WRITE_CONCURRENCY writers, a send that takes no time"
 run java -cp relent-cli/target/test-classes:relent-cli/target/classes:"$JAR" \
-  dev.relent.cli.JournalThroughput "$WRITES" "$WRITE_CONCURRENCY" "$OUT" | tee "$OUT/journal.txt"
+  dev.relent.cli.batch.JournalThroughput "$WRITES" "$WRITE_CONCURRENCY" "$OUT" | tee "$OUT/journal.txt"
 fi
 
 if part 3; then

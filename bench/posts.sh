@@ -77,7 +77,7 @@ for round in $(seq 1 "$ROUNDS"); do
   measure "batch-post-journal-$round" "${BATCH[@]}" "$OUT/posts.jsonl" \
     --journal "$OUT/posts-$round.journal" --out "$OUT/journaled-results-$round.jsonl"
   measure "journal-alone-$round" java -cp relent-cli/target/test-classes:"$JAR" \
-    dev.relent.cli.JournalThroughput "$WRITES" "$CONCURRENCY" "$OUT"
+    dev.relent.cli.batch.JournalThroughput "$WRITES" "$CONCURRENCY" "$OUT"
   echo "   $(head -1 "$OUT/batch-post-journal-$round.txt")"
   echo "   $(cat "$OUT/journal-alone-$round.txt")"
   echo "== end of round $round; load $(load)"

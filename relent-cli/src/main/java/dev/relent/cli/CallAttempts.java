@@ -3,6 +3,7 @@ package dev.relent.cli;
 import dev.relent.RelentEvent;
 import dev.relent.RelentException;
 import dev.relent.RelentListener;
+import dev.relent.cli.common.Format;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Idempotency;
 import java.io.PrintWriter;

@@ -1,5 +1,12 @@
 package dev.relent.cli;
 
+import dev.relent.cli.common.CallOutcome;
+import dev.relent.cli.common.DurationConverter;
+import dev.relent.cli.common.ExitCodes;
+import dev.relent.cli.common.Json;
+import dev.relent.cli.common.RequestParser;
+import dev.relent.cli.common.RetryOptions;
+import dev.relent.cli.common.UsageError;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.CallOptions;
 import dev.relent.http.Idempotency;

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import dev.relent.cli.common.CallOutcome;
+import dev.relent.cli.common.Format;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Redactor;
 import java.io.IOException;

@@ -1,6 +1,15 @@
 package dev.relent.cli;
 
 import dev.relent.Jitter;
+import dev.relent.cli.batch.BatchCommand;
+import dev.relent.cli.batch.BatchDisplay;
+import dev.relent.cli.batch.DemoCommand;
+import dev.relent.cli.common.CallOutcome;
+import dev.relent.cli.common.DurationConverter;
+import dev.relent.cli.common.ExitCodes;
+import dev.relent.cli.common.Rate;
+import dev.relent.cli.common.RetryOptions;
+import dev.relent.cli.common.UsageError;
 import dev.relent.http.Redactor;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
@@ -71,7 +80,7 @@ public final class RelentCli implements Runnable {
   }
 
   /** An error nobody expected, in one line without secrets. */
-  static String unexpected(Throwable e) {
+  private static String unexpected(Throwable e) {
     if (e instanceof CommandLine.ExecutionException && e.getCause() != null) {
       e = e.getCause();
     }

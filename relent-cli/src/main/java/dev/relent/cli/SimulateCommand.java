@@ -1,5 +1,7 @@
 package dev.relent.cli;
 
+import dev.relent.cli.common.DurationConverter;
+import dev.relent.cli.common.ExitCodes;
 import dev.relent.sim.Contention;
 import dev.relent.sim.Limiters;
 import dev.relent.sim.ModelResult;

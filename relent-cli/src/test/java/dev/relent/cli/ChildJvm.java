@@ -5,14 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The command line that runs {@code relent} in a JVM of its own, on the tests' class path. */
-final class ChildJvm {
+public final class ChildJvm {
   private ChildJvm() {}
 
   /**
    * Returns {@code java [jvmOptions] -cp <test class path> dev.relent.cli.RelentCli args...}, as
    * the launcher runs the jar.
    */
-  static List<String> relent(List<String> jvmOptions, List<String> args) {
+  public static List<String> relent(List<String> jvmOptions, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -28,12 +28,12 @@ final class ChildJvm {
    *
    * @param maxHeap the {@code -Xmx} value, e.g. {@code 32m}
    */
-  static List<String> relent(String maxHeap, String... args) {
+  public static List<String> relent(String maxHeap, String... args) {
     return relent(List.of("-Xmx" + maxHeap), List.of(args));
   }
 
   /** A batch input line: a JSON POST of {@code amount} to {@code url}, id {@code pay-<n>}. */
-  static String payment(Object url, int n, long amount) {
+  public static String payment(Object url, int n, long amount) {
     return "{\"id\": \"pay-"
         + n
         + "\", \"method\": \"POST\", \"url\": \""

@@ -10,13 +10,13 @@ import picocli.CommandLine;
  * Runs the CLI in-process and captures what it prints: stdout as bytes (bodies are written byte for
  * byte) and as UTF-8 text, stderr as text.
  */
-record CliRun(int exitCode, byte[] outBytes, String out, String err) {
-  static CliRun of(String... args) {
+public record CliRun(int exitCode, byte[] outBytes, String out, String err) {
+  public static CliRun of(String... args) {
     return of(cli -> {}, args);
   }
 
   /** Runs with the command line adjusted first (fake time, a test's stdin, ...). */
-  static CliRun of(Consumer<CommandLine> setUp, String... args) {
+  public static CliRun of(Consumer<CommandLine> setUp, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CommandLine cli =

@@ -2,6 +2,7 @@ package dev.relent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.cli.common.ExitCodes;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
 import java.nio.file.Files;

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * adds {@code Retry-After: 1}. Installed by {@code scripts/ensure-nginx.sh}; a machine without it
  * fails the test with a message saying so, never skips it.
  */
-final class Nginx implements AutoCloseable {
+public final class Nginx implements AutoCloseable {
   static final Path BINARY = Path.of("/usr/sbin/nginx");
 
   private static final Pattern REQUEST = Pattern.compile("\"[A-Z]+ (\\S+) HTTP/[0-9.]+\" (\\d{3})");
@@ -41,7 +41,7 @@ final class Nginx implements AutoCloseable {
    *
    * @throws IllegalStateException if nginx is not installed or does not start, saying what to do
    */
-  static Nginx start(Path dir, int perSecond) throws IOException, InterruptedException {
+  public static Nginx start(Path dir, int perSecond) throws IOException, InterruptedException {
     if (!Files.isExecutable(BINARY)) {
       throw new IllegalStateException(
           BINARY
@@ -122,12 +122,12 @@ final class Nginx implements AutoCloseable {
     }
   }
 
-  URI uri(String path) {
+  public URI uri(String path) {
     return URI.create("http://127.0.0.1:" + port + path);
   }
 
   /** The status of every request nginx served at a limited path, in order. */
-  List<Integer> statuses() throws IOException {
+  public List<Integer> statuses() throws IOException {
     List<Integer> out = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("logs/access.log"))) {
       // combined format: 127.0.0.1 - - [date] "GET /strict/1 HTTP/1.1" 429 ...

@@ -2,6 +2,7 @@ package dev.relent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.cli.common.ExitCodes;
 import org.junit.jupiter.api.Test;
 
 class PlanCommandTest {

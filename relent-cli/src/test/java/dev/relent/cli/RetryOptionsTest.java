@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relent.Backoff;
 import dev.relent.RetryPolicyConfig;
+import dev.relent.cli.common.DurationConverter;
+import dev.relent.cli.common.RetryOptions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,8 +20,7 @@ class RetryOptionsTest {
     all[0] = command;
     System.arraycopy(args, 0, all, 1, args.length);
     cli.parseArgs(all);
-    Object c = cli.getSubcommands().get(command).getCommand();
-    return c instanceof CallCommand ? ((CallCommand) c).retry : ((BatchCommand) c).retry;
+    return (RetryOptions) cli.getSubcommands().get(command).getMixins().get("retry");
   }
 
   @Test

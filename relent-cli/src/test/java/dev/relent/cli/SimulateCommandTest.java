@@ -2,6 +2,7 @@ package dev.relent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.cli.common.ExitCodes;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
