@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
  *   <li>The simulator drives relent-core alone, on core's virtual time, and draws its reports with
  *       relent-charts: no test kit, no mock server.
+ *   <li>The page and chart writers (relent-charts) depend on the JDK alone, so that the simulator
+ *       and the CLI share them without depending on each other.
  *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
  *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
  *   <li>Only relent-redis talks to Redis (Lettuce), and only the application, relent-cli ({@code
@@ -157,6 +159,17 @@ class LayeringTest {
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
             concat(concat(concat(CORE, "dev.relent.sim.."), "dev.relent.chart.."), "java.."))
+        .check(relent);
+  }
+
+  @Test
+  void theChartsDependOnTheJdkAlone() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.chart..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("dev.relent.chart..", "java..")
         .check(relent);
   }
 
