@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure headless Chromium is installed: the relent-sim report test renders the HTML report in
-# it (Debian's package, /usr/bin/chromium). Installs it from Debian's packages on a machine that
-# lacks it. Safe to run any number of times.
+# Makes sure headless Chromium is installed: the report tests (relent-charts, relent-sim, relent-cli)
+# render the HTML reports in it (Debian's package, /usr/bin/chromium). Installs it from Debian's
+# packages on a machine that lacks it. Safe to run any number of times.
 set -euo pipefail
 
 if [ -x /usr/bin/chromium ]; then

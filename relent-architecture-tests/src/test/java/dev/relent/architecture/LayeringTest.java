@@ -26,8 +26,10 @@ import org.junit.jupiter.api.Test;
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
  *       HTTP layer on neither.
  *   <li>The mock server shares no code with the client it tests: it never uses core or HTTP.
- *   <li>The simulator drives relent-core alone, on core's virtual time: no test kit, no mock
- *       server.
+ *   <li>The simulator drives relent-core alone, on core's virtual time, and draws its reports with
+ *       relent-charts: no test kit, no mock server.
+ *   <li>The page and chart writers (relent-charts) depend on the JDK alone, so that the simulator
+ *       and the CLI share them without depending on each other.
  *   <li>The PostgreSQL store uses plain JDBC and the idempotency store SPI: no driver class (so an
  *       application may bring any pgjdbc version, or a pool's wrappers), no handler internals.
  *   <li>Only relent-redis talks to Redis (Lettuce), and only the application, relent-cli ({@code
@@ -149,13 +151,25 @@ class LayeringTest {
   }
 
   @Test
-  void theSimulatorNeedsOnlyCore() {
+  void theSimulatorNeedsOnlyCoreAndTheCharts() {
     classes()
         .that()
         .resideInAPackage("dev.relent.sim..")
         .should()
         .onlyDependOnClassesThat()
-        .resideInAnyPackage(concat(concat(CORE, "dev.relent.sim.."), "java.."))
+        .resideInAnyPackage(
+            concat(concat(concat(CORE, "dev.relent.sim.."), "dev.relent.chart.."), "java.."))
+        .check(relent);
+  }
+
+  @Test
+  void theChartsDependOnTheJdkAlone() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.chart..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("dev.relent.chart..", "java..")
         .check(relent);
   }
 

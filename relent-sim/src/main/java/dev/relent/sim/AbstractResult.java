@@ -1,5 +1,6 @@
 package dev.relent.sim;
 
+import dev.relent.chart.Html;
 import java.util.List;
 import java.util.function.Function;
 
@@ -103,5 +104,31 @@ abstract class AbstractResult<R, T extends AbstractResult<R, T>> implements Mode
   /** "mean of 3 trials, seed 1", as the headlines of the tables say it. */
   String meanOf() {
     return "mean of " + Numbers.trials(trials()) + ", seed " + seed();
+  }
+
+  /**
+   * Starts the result's HTML report with what every model's report opens with: the heading, the
+   * lead paragraph, and a line saying what the numbers are means of and how to reproduce them.
+   *
+   * @param heading the page's heading (plain text)
+   * @param lead the lead paragraph (HTML)
+   * @param perWhat what each mean stands for, such as {@code " per point"}, or empty
+   */
+  Html report(String heading, String lead, String perWhat) {
+    return new Html(heading, lead)
+        .paragraph(
+            "meta",
+            "Mean of "
+                + Numbers.trials(trials())
+                + perWhat
+                + ", seed "
+                + seed()
+                + ". Reproduce: <code>relent simulate "
+                + model()
+                + " --seed "
+                + seed()
+                + " --trials "
+                + trials()
+                + " --html report.html</code>");
   }
 }

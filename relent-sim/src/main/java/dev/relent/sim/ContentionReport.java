@@ -3,6 +3,7 @@ package dev.relent.sim;
 import static dev.relent.sim.Numbers.decimals;
 import static dev.relent.sim.Numbers.fixed;
 
+import dev.relent.chart.LineChart;
 import dev.relent.sim.Contention.Row;
 import dev.relent.sim.Contention.Strategy;
 import java.util.List;
@@ -81,16 +82,17 @@ final class ContentionReport {
         c[i] = row.calls();
         t[i] = row.timeMs() / 1000;
       }
-      calls.series(s, xs, c);
-      time.series(s, xs, t);
+      s.plot(calls, xs, c);
+      s.plot(time, xs, t);
     }
-    return new Html(
+    Table callsTable = grid(r, STRATEGIES, Contention.CALLS);
+    Table timeTable = grid(r, STRATEGIES, Contention.TIME);
+    return r.report(
             "Contention: why backoff needs jitter",
             "N clients race to update one database row with a conditional write; each must"
                 + " succeed once. A client that loses re-reads the row after a backoff. This is"
                 + " the simulation of Marc Brooker's <em>Exponential Backoff and Jitter</em> (AWS"
                 + " Architecture Blog, 2015), run with Relent's own backoff code.",
-            r,
             " per point")
         .headline(
             fixed(full.calls() / expo.calls() * 100, 0) + " %",
@@ -118,9 +120,9 @@ final class ContentionReport {
         .conclusion(conclusion(r, n))
         .section("Numbers")
         .paragraph(null, "Calls (mean WRITEs handled by the server):")
-        .table("table-calls", grid(r, STRATEGIES, Contention.CALLS))
+        .table("table-calls", callsTable.header(), callsTable.rows())
         .paragraph(null, "Completion time (ms):")
-        .table("table-time", grid(r, STRATEGIES, Contention.TIME))
+        .table("table-time", timeTable.header(), timeTable.rows())
         .list(
             "Model and strategies",
             "Each one-way message takes |Normal(10 ms, 2 ms)|; the server answers at once, in"

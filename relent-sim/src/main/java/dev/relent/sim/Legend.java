@@ -1,5 +1,6 @@
 package dev.relent.sim;
 
+import dev.relent.chart.LineChart;
 import java.util.Locale;
 
 /**
@@ -41,5 +42,17 @@ interface Legend {
    */
   default boolean dashed() {
     return label().startsWith("relent-");
+  }
+
+  /**
+   * Adds the strategy's series to a chart, named by its {@link #label()}, in its {@link #color()}
+   * and {@link #dashed()} or not.
+   *
+   * @param chart the chart
+   * @param xs the x values, ascending
+   * @param ys the y values, as many as {@code xs}
+   */
+  default void plot(LineChart chart, double[] xs, double[] ys) {
+    chart.series(label(), color(), dashed(), xs, ys);
   }
 }

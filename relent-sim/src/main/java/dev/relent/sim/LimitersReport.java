@@ -74,7 +74,8 @@ final class LimitersReport {
   }
 
   static String html(Limiters.Result r) {
-    return new Html(
+    Table table = r.table(r.rows());
+    return r.report(
             "relent batch against real rate limiters, predicted",
             "The cases of <code>bench/limiters.sh</code> on virtual time: relent-core's real"
                 + " executor, BRACKET pacers and concurrency limit, configured as <code>relent"
@@ -82,10 +83,9 @@ final class LimitersReport {
                 + " HAProxy's sliding counter and <code>bench/HeaderLimiter.java</code>'s windows,"
                 + " with the JVM's start and end, the loopback round trips and, for the fleet,"
                 + " Redis.",
-            r,
             " per case")
         .section("Numbers")
-        .table("table-limiters", r.table(r.rows()))
+        .table("table-limiters", table.header(), table.rows())
         .list(
             "What each figure is",
             "<code>time</code>: from the launch to the exit of the last process, as the bench"

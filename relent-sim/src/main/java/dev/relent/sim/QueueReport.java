@@ -2,6 +2,7 @@ package dev.relent.sim;
 
 import static dev.relent.sim.Numbers.fixed;
 
+import dev.relent.chart.LineChart;
 import dev.relent.sim.PacedQueue.Row;
 import dev.relent.sim.PacedQueue.Scenario;
 import dev.relent.sim.PacedQueue.Strategy;
@@ -76,12 +77,12 @@ final class QueueReport {
         rejected[i] = row.throttledSoFar().get(i - 1);
       }
       if (row.scenario() == Scenario.ALONE) {
-        progress.series(row.strategy(), xs, done);
-        throttled.series(row.strategy(), xs, rejected);
+        row.strategy().plot(progress, xs, done);
+        row.strategy().plot(throttled, xs, rejected);
       } else if (row.scenario() == Scenario.SHARED) {
-        shared.series(row.strategy(), xs, done);
+        row.strategy().plot(shared, xs, done);
       } else {
-        strict.series(row.strategy(), xs, done);
+        row.strategy().plot(strict, xs, done);
       }
     }
     Row burst = r.row(Strategy.BURST, Scenario.ALONE);
@@ -89,7 +90,8 @@ final class QueueReport {
     Row known = r.row(Strategy.RELENT_KNOWN, Scenario.ALONE);
     Row unknown = r.row(Strategy.RELENT_UNKNOWN, Scenario.ALONE);
     Row burstShared = r.row(Strategy.BURST, Scenario.SHARED);
-    return new Html(
+    Table table = r.table(r.rows());
+    return r.report(
             "A paced queue under a quota",
             PacedQueue.REQUESTS
                 + " requests must go through an account limited to "
@@ -99,7 +101,6 @@ final class QueueReport {
                 + PacedQueue.PHYSICAL_LIMIT_SECONDS
                 + " s. A shared account budget, with Relent's real pacer, concurrency limit"
                 + " and executor on virtual time.",
-            r,
             "")
         .headline(
             timeAnd429s(fixed),
@@ -133,7 +134,7 @@ final class QueueReport {
                 + " one request every 500 ms and none saved up, every 429 with Retry-After: 1,"
                 + " no rate-limit headers.")
         .section("Numbers")
-        .table("table-queue", r.table(r.rows()))
+        .table("table-queue", table.header(), table.rows())
         .conclusion(
             "Fixed pacing at 90/min finished in "
                 + fixed(fixed.timeSeconds(), 0)

@@ -2,6 +2,7 @@ package dev.relent.sim;
 
 import static dev.relent.sim.Numbers.fixed;
 
+import dev.relent.chart.LineChart;
 import dev.relent.sim.Storm.Row;
 import dev.relent.sim.Storm.Strategy;
 import java.util.Arrays;
@@ -63,7 +64,7 @@ final class StormReport {
       for (int i = 0; i < bins; i++) {
         ys[i] = row.loadPerSecond().get(i);
       }
-      load.series(row.strategy(), xs, ys);
+      row.strategy().plot(load, xs, ys);
     }
     double[] capacity = new double[bins];
     Arrays.fill(capacity, Storm.CAPACITY_PER_SECOND);
@@ -75,7 +76,8 @@ final class StormReport {
     Row breaker = r.row(Strategy.FULL_BUDGET_BREAKER);
     Row throttle = r.row(Strategy.FULL_BUDGET_THROTTLE);
     Row quick = r.row(Strategy.FULL_BUDGET_QUICK_BREAKER);
-    return new Html(
+    Table table = r.table(r.rows());
+    return r.report(
             "Retry storm: what retries do to a service that stalls",
             Storm.RATE_PER_SECOND
                 + " requests per second reach a service that can handle "
@@ -86,7 +88,6 @@ final class StormReport {
                 + Storm.STALL_END_SECONDS
                 + " s it fails every request, then recovers. Each strategy is Relent's real"
                 + " executor, backoff, retry budget and circuit breaker on virtual time.",
-            r,
             "")
         .headline(
             fixed(naive.amplification(), 1) + "×",
@@ -105,7 +106,7 @@ final class StormReport {
                 + " ms steps). The shaded band is the stall; the dashed grey line the capacity."
                 + " Above it the service sheds requests, which fail and are retried in turn.")
         .section("Numbers")
-        .table("table-storm", r.table(r.rows()))
+        .table("table-storm", table.header(), table.rows())
         .paragraph(
             "meta",
             "Peak load: the most attempts in one whole second, over the normal "

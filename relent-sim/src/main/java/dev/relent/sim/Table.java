@@ -8,9 +8,10 @@ import java.util.function.Predicate;
 
 /**
  * A table of text cells and the one writer of every table the simulator prints: aligned text for
- * the terminal ({@link #text()}), an HTML table for the report ({@link #html(String)}), and CSV
- * ({@link #csv(List, List)}). A table is built from a model's {@link Metric}s, one line per row, or
- * as a pivot of one metric, one line per setting and one column per strategy. Immutable.
+ * the terminal ({@link #text()}) and CSV ({@link #csv(List, List)}); the HTML report shows its
+ * {@link #header()} and {@link #rows()} with {@code Html.table}. A table is built from a model's
+ * {@link Metric}s, one line per row, or as a pivot of one metric, one line per setting and one
+ * column per strategy. Immutable.
  */
 final class Table {
   private final List<String> header;
@@ -119,27 +120,13 @@ final class Table {
     return sb.toString();
   }
 
-  /** An HTML {@code <table>} with the given id; cells are escaped. */
-  String html(String id) {
-    StringBuilder sb = new StringBuilder("<table id=\"").append(Html.escape(id)).append("\">\n");
-    sb.append(htmlLine("th", header));
-    for (List<String> row : rows) {
-      sb.append(htmlLine("td", row));
-    }
-    return sb.append("</table>\n").toString();
+  /** The column headings. */
+  List<String> header() {
+    return header;
   }
 
-  private static String htmlLine(String tag, List<String> cells) {
-    StringBuilder sb = new StringBuilder("<tr>");
-    for (String cell : cells) {
-      sb.append('<')
-          .append(tag)
-          .append('>')
-          .append(Html.escape(cell))
-          .append("</")
-          .append(tag)
-          .append('>');
-    }
-    return sb.append("</tr>\n").toString();
+  /** The lines, each as many cells as the header. */
+  List<List<String>> rows() {
+    return rows;
   }
 }

@@ -2,6 +2,9 @@ package dev.relent.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.chart.Chromium;
+import dev.relent.chart.LineChart;
+import dev.relent.chart.Png;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

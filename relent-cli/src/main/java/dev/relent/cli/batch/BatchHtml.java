@@ -1,13 +1,13 @@
 package dev.relent.cli.batch;
 
-import static dev.relent.sim.Svg.f;
-import static dev.relent.sim.Svg.line;
-import static dev.relent.sim.Svg.text;
+import static dev.relent.chart.Svg.f;
+import static dev.relent.chart.Svg.line;
+import static dev.relent.chart.Svg.text;
 
+import dev.relent.chart.Html;
+import dev.relent.chart.LineChart;
+import dev.relent.chart.Svg;
 import dev.relent.cli.common.Format;
-import dev.relent.sim.Html;
-import dev.relent.sim.LineChart;
-import dev.relent.sim.Svg;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Writes the HTML report of {@code relent batch --html} from what the {@link BatchReport} collected
- * and what the run counted, with the simulator's page and chart writers ({@link Html}, {@link Svg},
+ * and what the run counted, with relent-charts' page and chart writers ({@link Html}, {@link Svg},
  * {@link LineChart}): headline figures; starts per second against the configured rate and the pace
  * the pacer had; attempt outcomes per second by kind (2xx/3xx, 429, other 4xx, 5xx, no answer); the
  * most attempts in flight against the limit; latency percentiles of attempts and of requests; how

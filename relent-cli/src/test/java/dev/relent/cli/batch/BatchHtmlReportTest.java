@@ -2,12 +2,12 @@ package dev.relent.cli.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relent.chart.Chromium;
+import dev.relent.chart.Png;
 import dev.relent.cli.CliRun;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.mockserver.MockServer;
 import dev.relent.mockserver.Scenario;
-import dev.relent.sim.Chromium;
-import dev.relent.sim.Png;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

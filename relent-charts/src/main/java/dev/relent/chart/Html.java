@@ -1,13 +1,13 @@
-package dev.relent.sim;
+package dev.relent.chart;
 
 import java.util.List;
 
 /**
- * The one writer of the simulator's HTML reports: every model's page is built from these parts
- * (heading and reproduce line, headline cards, sections with charts and captions, tables, the
- * conclusion, lists) under one style sheet. The page is self-contained: inline CSS, inline SVG, no
- * script, nothing fetched. Public so that Relent's other reports ({@code relent batch --html})
- * share the simulator's page and charts ({@link LineChart}); not meant as a general HTML library.
+ * The writer of Relent's HTML reports, the simulator's and {@code relent batch --html}'s: a page is
+ * built from these parts (heading and lead, headline cards, sections with charts and captions,
+ * tables, the conclusion, lists) under one style sheet. The page is self-contained: inline CSS,
+ * inline SVG ({@link LineChart}, {@link Svg}), no script, nothing fetched. Plain-text arguments are
+ * escaped; arguments documented as HTML are written as given. Not meant as a general HTML library.
  * Mutable and not thread-safe; build one page per instance.
  */
 public final class Html {
@@ -49,33 +49,6 @@ public final class Html {
   public Html(String heading, String lead) {
     body.append("<h1>").append(escape(heading)).append("</h1>\n");
     paragraph("lead", lead);
-  }
-
-  /**
-   * Starts a report with what every model's report opens with: the heading, the lead paragraph, and
-   * a line saying what the numbers are means of and how to reproduce them.
-   *
-   * @param heading the page's heading (plain text)
-   * @param lead the lead paragraph (HTML)
-   * @param result the run
-   * @param perWhat what each mean stands for, such as {@code " per point"}, or empty
-   */
-  Html(String heading, String lead, AbstractResult<?, ?> result, String perWhat) {
-    this(heading, lead);
-    paragraph(
-        "meta",
-        "Mean of "
-            + Numbers.trials(result.trials())
-            + perWhat
-            + ", seed "
-            + result.seed()
-            + ". Reproduce: <code>relent simulate "
-            + result.model()
-            + " --seed "
-            + result.seed()
-            + " --trials "
-            + result.trials()
-            + " --html report.html</code>");
   }
 
   /**
@@ -135,12 +108,6 @@ public final class Html {
     return this;
   }
 
-  /** Adds a table with the given id. */
-  Html table(String id, Table table) {
-    body.append(table.html(id));
-    return this;
-  }
-
   /**
    * Adds a table of text cells: the first column left-aligned, the others right-aligned.
    *
@@ -157,7 +124,28 @@ public final class Html {
             "each row needs " + header.size() + " cells: " + row.size() + " in " + row);
       }
     }
-    return table(id, Table.ofCells(header, rows));
+    body.append("<table id=\"").append(escape(id)).append("\">\n");
+    tableLine("th", header);
+    for (List<String> row : rows) {
+      tableLine("td", row);
+    }
+    body.append("</table>\n");
+    return this;
+  }
+
+  /** One {@code <tr>} of cells, each in a {@code tag} element, escaped. */
+  private void tableLine(String tag, List<String> cells) {
+    body.append("<tr>");
+    for (String cell : cells) {
+      body.append('<')
+          .append(tag)
+          .append('>')
+          .append(escape(cell))
+          .append("</")
+          .append(tag)
+          .append('>');
+    }
+    body.append("</tr>\n");
   }
 
   /**
@@ -174,15 +162,27 @@ public final class Html {
     return this;
   }
 
-  /** Adds the conclusion section: what the run shows, computed from its numbers (HTML). */
-  Html conclusion(String html) {
+  /**
+   * Adds the conclusion: a section headed "Conclusion" holding one highlighted paragraph, what the
+   * run shows.
+   *
+   * @param html the paragraph's content (HTML)
+   * @return this
+   */
+  public Html conclusion(String html) {
     section("Conclusion");
     body.append("<div class=\"conclusion\">\n<p>").append(html).append("</p>\n</div>\n");
     return this;
   }
 
-  /** Adds a section holding a list (items in HTML). */
-  Html list(String title, String... items) {
+  /**
+   * Adds a section holding a bulleted list.
+   *
+   * @param title the section's heading (plain text)
+   * @param items the list's items, in order (HTML)
+   * @return this
+   */
+  public Html list(String title, String... items) {
     section(title);
     body.append("<ul>\n");
     for (String item : items) {

@@ -1,4 +1,4 @@
-package dev.relent.sim;
+package dev.relent.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Real headless Chromium (Debian's {@code chromium} package, installed by {@code
  * scripts/ensure-chromium.sh}) for the tests of the HTML reports: the DOM it builds from a page,
- * and a screenshot of it. Fails, never skips, when Chromium is missing. In the test-jar, for
- * relent-cli's report test too.
+ * and a screenshot of it. Fails, never skips, when Chromium is missing. In relent-charts' test-jar,
+ * for the report tests of relent-sim and relent-cli too.
  */
 public final class Chromium {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");

@@ -1,8 +1,8 @@
-package dev.relent.sim;
+package dev.relent.chart;
 
-import static dev.relent.sim.Svg.f;
-import static dev.relent.sim.Svg.line;
-import static dev.relent.sim.Svg.text;
+import static dev.relent.chart.Svg.f;
+import static dev.relent.chart.Svg.line;
+import static dev.relent.chart.Svg.text;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +15,10 @@ import java.util.Objects;
  *
  * <p>Every series is a {@code <path class="series" data-series="name">} whose points also appear as
  * {@code data-points} text, so that a test can check in the rendered DOM that the data made it into
- * the picture. Public so that Relent's other reports ({@code relent batch --html}) draw with the
- * simulator's charts. Mutable and not thread-safe; {@link #svg()} may be called repeatedly.
+ * the picture. Drawn by the simulator's reports and by {@code relent batch --html}; a page holds it
+ * with {@link Html#figure(LineChart, String)}. By default the y axis is linear from 0 and every
+ * point has a dot ({@link #logY()} and {@link #linesOnly()} change that); texts are escaped.
+ * Mutable and not thread-safe; {@link #svg()} may be called repeatedly.
  */
 public final class LineChart {
   private static final int WIDTH = 760;
@@ -95,18 +97,6 @@ public final class LineChart {
     }
     series.add(new Series(name, color, dashed, xs.clone(), ys.clone()));
     return this;
-  }
-
-  /**
-   * Adds a strategy's series, in its color and dash.
-   *
-   * @param strategy names the series and gives its color
-   * @param xs the x values, ascending
-   * @param ys the y values, as many as {@code xs}
-   * @return this chart
-   */
-  LineChart series(Legend strategy, double[] xs, double[] ys) {
-    return series(strategy.label(), strategy.color(), strategy.dashed(), xs, ys);
   }
 
   /**

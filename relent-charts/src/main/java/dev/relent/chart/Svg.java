@@ -1,12 +1,12 @@
-package dev.relent.sim;
+package dev.relent.chart;
 
 import java.util.Locale;
 
 /**
  * The SVG elements Relent's charts are drawn with: the opening of a chart, a text and a line, and
- * coordinates formatted to one decimal. Public so that Relent's other reports ({@code relent batch
- * --html}'s attempt timelines) draw with the same parts as the simulator's {@link LineChart}; texts
- * and titles are escaped here, other values are written as given. Stateless.
+ * coordinates formatted to one decimal. {@link LineChart} draws with them, and so may a report's
+ * own figures ({@code relent batch --html}'s attempt timelines); texts and titles are escaped here,
+ * other values are written as given. Stateless and thread-safe.
  */
 public final class Svg {
 

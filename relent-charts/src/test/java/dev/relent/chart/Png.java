@@ -1,4 +1,4 @@
-package dev.relent.sim;
+package dev.relent.chart;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.zip.Inflater;
 /**
  * A minimal PNG reader for the screenshots Chromium writes: 8-bit RGB or RGBA, not interlaced. Its
  * own code so that the test needs nothing beyond {@code java.base} (no {@code java.desktop}). In
- * the test-jar, for relent-cli's report test too.
+ * relent-charts' test-jar, for the report tests of relent-sim and relent-cli too.
  */
 public record Png(int width, int height, int[] pixels) {
   private static final byte[] SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
