@@ -11,6 +11,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +43,9 @@ import org.junit.jupiter.api.Test;
  *   <li>Only the Spring Boot starter uses Spring, and no module depends on the starter: the library
  *       works the same without Spring.
  *   <li>{@code dev.relent.spi} publishes store interfaces only.
+ *   <li>relent-cli's packages are layers: the commands ({@code dev.relent.cli}) over the batch
+ *       pipeline ({@code dev.relent.cli.batch}) over what every command shares ({@code
+ *       dev.relent.cli.common}); only the batch's recorder writes its journal.
  *   <li>An {@code internal} package is used only by the module that owns it.
  * </ul>
  */
@@ -253,6 +257,56 @@ class LayeringTest {
             "dev.relent.guard",
             "io.micrometer..",
             "java..")
+        .check(relent);
+  }
+
+  @Test
+  void theCliIsLayeredCommandsOverTheBatchOverWhatTheyShare() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.relent.cli.batch", "dev.relent.cli.common")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.cli")
+        .check(relent);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.cli.common")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.cli.batch")
+        .check(relent);
+  }
+
+  /** The journal's writing methods: every record of a batch run goes through its recorder. */
+  private static final Set<String> JOURNAL_WRITES =
+      Set.of(
+          "append",
+          "key",
+          "unkeyed",
+          "runStarted",
+          "outcome",
+          "outcomeQueued",
+          "flush",
+          "runEnded",
+          "copyFinished");
+
+  @Test
+  void onlyTheRecorderWritesTheBatchJournal() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.relent.cli..")
+        .and()
+        .doNotHaveSimpleName("BatchRecorder")
+        .and()
+        .doNotHaveSimpleName("BatchJournal")
+        .should()
+        .callMethodWhere(
+            DescribedPredicate.describe(
+                "a method that writes the batch journal",
+                call ->
+                    call.getTargetOwner().getName().equals("dev.relent.cli.batch.BatchJournal")
+                        && JOURNAL_WRITES.contains(call.getName())))
         .check(relent);
   }
 

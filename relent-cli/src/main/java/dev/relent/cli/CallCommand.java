@@ -4,6 +4,7 @@ import dev.relent.cli.common.CallOutcome;
 import dev.relent.cli.common.DurationConverter;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Json;
+import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.RequestParser;
 import dev.relent.cli.common.RetryOptions;
 import dev.relent.cli.common.UsageError;
@@ -241,7 +242,7 @@ final class CallCommand implements Callable<Integer> {
     // The report and the message below must be written whatever interrupted the call.
     Thread.interrupted();
     attempts.finish();
-    if (outcome.reason().equals("interrupted")) {
+    if (Outcome.of(outcome.reason()) == Outcome.INTERRUPTED) {
       outcome =
           outcome.withMessage(
               attempts.interrupted(
@@ -295,7 +296,7 @@ final class CallCommand implements Callable<Integer> {
     String where = output == null ? "stdout" : output.toString();
     if (copied.writeFailure() != null) {
       return outcome.withReason(
-          "error",
+          Outcome.ERROR.slug(),
           "cannot write the body to "
               + where
               + " after "
@@ -451,7 +452,4 @@ final class CallCommand implements Callable<Integer> {
   private UsageError usage(String message) {
     return new UsageError(spec.commandLine(), message);
   }
-
-  /** The checked request and what the report says about it. */
-  record CallSettings(HttpRequest request, String key, List<String> headerNames, long bodyBytes) {}
 }

@@ -33,7 +33,7 @@ final class CallReport {
 
   static void write(
       Path file,
-      CallCommand.CallSettings settings,
+      CallSettings settings,
       CallCommand flags,
       long startedAtMillis,
       long elapsedNanos,

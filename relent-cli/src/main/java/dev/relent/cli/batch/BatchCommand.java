@@ -4,6 +4,7 @@ import dev.relent.cli.common.DurationConverter;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Format;
 import dev.relent.cli.common.Json;
+import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.Rate;
 import dev.relent.cli.common.RetryOptions;
 import dev.relent.cli.common.UsageError;
@@ -284,8 +285,24 @@ public final class BatchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     CommandLine cli = spec.commandLine();
-    PrintWriter err = cli.getErr();
-    PrintWriter out = cli.getOut();
+    HttpScopes scopes = checkOptions(cli);
+    BatchSharing.Target sharedTarget = checkSharing(cli);
+    checkFiles(cli);
+    BatchInput.Scan scan = scan(cli);
+    // Connected before the journal is opened: a Redis that cannot be reached is a usage error
+    // that leaves no file behind.
+    BatchRun.Shared sharing = sharedTarget == null ? null : share(cli, sharedTarget, scan);
+    try {
+      return journalAndRun(cli, cli.getErr(), cli.getOut(), scan, scopes, sharing);
+    } finally {
+      if (sharing != null) {
+        sharing.redis().close();
+      }
+    }
+  }
+
+  /** The flags' values, before any file is touched; returns how requests get their scopes. */
+  private HttpScopes checkOptions(CommandLine cli) {
     retry.validate(cli);
     if (concurrency < 1 || concurrency > 1024) {
       throw new UsageError(cli, "--concurrency must be 1 to 1024: " + concurrency);
@@ -297,16 +314,16 @@ public final class BatchCommand implements Callable<Integer> {
         new BatchRun.Guards(
             retryBudget == null ? null : ratio(cli, "--retry-budget", retryBudget, false),
             breaker == null ? null : ratio(cli, "--breaker", breaker, true));
-    HttpScopes scopes;
     try {
-      scopes = BatchScopes.parse(scopeBy, routes);
+      return BatchScopes.parse(scopeBy, routes);
     } catch (IllegalArgumentException e) {
       throw new UsageError(cli, e.getMessage());
     }
-    BatchSharing.Target sharedTarget = null;
-    if (shared != null) {
-      sharedTarget = BatchSharing.target(cli, shared);
-    }
+  }
+
+  /** {@code --shared} and {@code --account}: where the schedule is shared, or null for nowhere. */
+  private BatchSharing.Target checkSharing(CommandLine cli) {
+    BatchSharing.Target target = shared == null ? null : BatchSharing.target(cli, shared);
     if (account != null) {
       if (shared == null) {
         throw new UsageError(
@@ -317,14 +334,22 @@ public final class BatchCommand implements Callable<Integer> {
       }
       BatchSharing.checkAccount(cli, account);
     }
+    return target;
+  }
+
+  /** The files written: each writable, the journal and the results two files, the report's. */
+  private void checkFiles(CommandLine cli) {
     UsageError.requireWritable(cli, "--journal", journalFile);
     UsageError.requireWritable(cli, "--out", outFile);
     if (journalFile != null && outFile != null && sameFile(journalFile, outFile)) {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
     checkReportFile(cli);
+  }
 
-    // First pass: every line checked, bad ones reported as found; nothing kept per request.
+  /** The first pass: every line checked, bad ones reported as found; nothing kept per request. */
+  private BatchInput.Scan scan(CommandLine cli) {
+    PrintWriter err = cli.getErr();
     BatchInput.Scan scan;
     try {
       if (Files.isDirectory(input)) {
@@ -352,30 +377,28 @@ public final class BatchCommand implements Callable<Integer> {
               + input
               + " (--strict): nothing was sent");
     }
+    return scan;
+  }
 
-    // Connected before the journal is opened: a Redis that cannot be reached is a usage error
-    // that leaves no file behind.
-    RelentRedis redis = null;
-    BatchRun.Shared sharing = null;
-    if (sharedTarget != null) {
-      String name = account != null ? account : BatchSharing.accountOf(firstHost(cli, scan));
-      if (name == null && scan.requests() > 0) {
-        throw new UsageError(
-            cli,
-            "--shared without --account: the host of the first request line cannot name the"
-                + " account (letters, digits and - _ . : only); give --account NAME");
-      }
-      redis = BatchSharing.connect(cli, sharedTarget, err);
-      // Without a request there is nothing to pace: the connection was checked all the same.
-      sharing = name == null ? null : new BatchRun.Shared(redis, name);
+  /**
+   * Connects to the Redis of {@code --shared} and names the account whose schedule is shared (the
+   * given one, or the first request's host); null, with the connection checked and closed, when the
+   * input has no request to pace.
+   */
+  private BatchRun.Shared share(CommandLine cli, BatchSharing.Target target, BatchInput.Scan scan) {
+    String name = account != null ? account : BatchSharing.accountOf(firstHost(cli, scan));
+    if (name == null && scan.requests() > 0) {
+      throw new UsageError(
+          cli,
+          "--shared without --account: the host of the first request line cannot name the"
+              + " account (letters, digits and - _ . : only); give --account NAME");
     }
-    try {
-      return journalAndRun(cli, err, out, scan, scopes, sharing);
-    } finally {
-      if (redis != null) {
-        redis.close();
-      }
+    RelentRedis redis = BatchSharing.connect(cli, target, cli.getErr());
+    if (name == null) {
+      redis.close();
+      return null;
     }
+    return new BatchRun.Shared(redis, name);
   }
 
   /** The host of the first request line, or null if there is none. */
@@ -503,45 +526,15 @@ public final class BatchCommand implements Callable<Integer> {
       throws Exception {
     Earlier earlier =
         journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
-
-    Writer results = null;
-    if (outFile != null) {
-      results = Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
-      // The journal is the truth: results of earlier runs are written again, so that each id
-      // appears exactly once, whatever happened to the previous file.
-      if (journal != null && earlier.finished() > 0) {
-        journal.copyFinished(results);
-      }
-      results.flush();
-    }
+    Writer results =
+        outFile == null ? null : Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
     BatchInput.Requests requests = BatchInput.requests(input, redactor, scan, retry.timeout);
     try {
-      if (journal != null) {
-        journal.runStarted(now(), scan.requests(), earlier.finished());
+      BatchRun run = newRun(scan, earlier, journal, requests, results, scopes, sharing);
+      if (earlier.finished() > 0) {
+        run.recorder().copyEarlierResults();
       }
-      BatchJournal skip = earlier.finished() > 0 ? journal : null;
-      BatchRun.Source todo =
-          BatchRun.Source.of(requests, skip == null ? id -> false : skip::finished);
-      BatchRun run =
-          new BatchRun(
-              new BatchRun.Settings(
-                  rate,
-                  concurrency,
-                  retry.policy(),
-                  retry.random(),
-                  retry.timeout,
-                  batchDeadline,
-                  scopes,
-                  sharing,
-                  guards),
-              todo,
-              scan.requests() - earlier.finished(),
-              false,
-              journal,
-              results,
-              ticker,
-              clock,
-              redactor);
+      run.recorder().runStarted(now(), scan.requests(), earlier.finished());
       if (journal != null) {
         holdBackStoppedScopes(err, journal, run);
       }
@@ -550,75 +543,18 @@ public final class BatchCommand implements Callable<Integer> {
         report = new BatchReport(run.timeline()::origin, run::paceNanos);
         run.report(report);
       }
-      BatchDisplay.Live live =
-          new BatchDisplay.Live(run, err, progress, lineEvery, "relent batch: ");
-      CountDownLatch ended = new CountDownLatch(1);
-      Runnable interrupt =
-          () ->
-              run.stop(
-                  BatchRun.Stop.INTERRUPTED,
-                  "interrupted: the process was asked to stop (Ctrl-C, SIGTERM)");
-      if (interrupts != null) {
-        interrupts.accept(interrupt);
-      }
-      Thread hook = null;
-      if (shutdownHook) {
-        hook =
-            new Thread(
-                () -> {
-                  interrupt.run();
-                  try {
-                    // Let the run record what it has and print its summary.
-                    ended.await(5, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "relent-batch-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-      }
+      // A stop signal waits (5 s at most) until the run has recorded what it has and said so.
+      StopOnSignal signal = stopOnSignal(run);
       try {
+        BatchDisplay.Live live =
+            new BatchDisplay.Live(run, err, progress, lineEvery, "relent batch: ");
         live.start();
         run.run();
         live.finish();
-        int code = exitCode(run, scan.problems(), earlier);
-        if (journal != null) {
-          try {
-            journal.runEnded(
-                now(), code, stoppedSlug(run), journaled(run.quotaStops(), journal.runs() + 1));
-          } catch (IOException e) {
-            err.println("relent batch: cannot write the journal: " + e.getMessage());
-            code = ExitCodes.ERROR;
-          }
-        }
+        int code = recordEnd(run, err, journal, exitCode(run, scan.problems(), earlier));
         BatchDisplay.summary(
             out, "relent batch: ", run, earlier.finished(), earlier.failed(), scan.problems());
-        if (resumable(run.stopReason())) {
-          long left = run.counts().notFinished();
-          if (left > 0) {
-            out.println(
-                "  "
-                    + left
-                    + (left == 1 ? " request was" : " requests were")
-                    + " not finished; "
-                    + (journal != null
-                        ? "to resume, run the same command: the journal skips what finished, and"
-                            + " sends the rest (each write with the key it was first sent with)"
-                        : "a new run sends every request again (with --journal, the same command"
-                            + " would resume, skipping what finished)"));
-          }
-        } else if (run.stopReason() == null && !run.quotaStops().isEmpty()) {
-          long left = run.counts().open("not-sent");
-          out.println(
-              "  "
-                  + left
-                  + (left == 1 ? " request was" : " requests were")
-                  + " not sent; "
-                  + (journal != null
-                      ? "run the same command after the reset: the journal skips what finished,"
-                          + " and holds a scope back until its reset"
-                      : "send them after the reset (with --journal, the same command would resume)"));
-        }
+        sayWhatIsLeft(out, run, journal != null);
         out.flush();
         if (report != null) {
           report.finish(ticker.read());
@@ -631,20 +567,146 @@ public final class BatchCommand implements Callable<Integer> {
         err.flush();
         return code;
       } finally {
-        ended.countDown();
-        if (hook != null) {
-          try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-          } catch (IllegalStateException e) {
-            // the JVM is shutting down: the hook is running and waits for this run
-          }
-        }
+        signal.close();
       }
     } finally {
       requests.close();
       if (results != null) {
         results.close();
       }
+    }
+  }
+
+  /** The run of the requests not finished earlier, on the options' settings. */
+  private BatchRun newRun(
+      BatchInput.Scan scan,
+      Earlier earlier,
+      BatchJournal journal,
+      BatchInput.Requests requests,
+      Writer results,
+      HttpScopes scopes,
+      BatchRun.Shared sharing) {
+    BatchJournal skip = earlier.finished() > 0 ? journal : null;
+    BatchRun.Source todo =
+        BatchRun.Source.of(requests, skip == null ? id -> false : skip::finished);
+    return new BatchRun(
+        new BatchRun.Settings(
+            rate,
+            concurrency,
+            retry.policy(),
+            retry.random(),
+            retry.timeout,
+            batchDeadline,
+            scopes,
+            sharing,
+            guards),
+        todo,
+        scan.requests() - earlier.finished(),
+        false,
+        journal,
+        results,
+        ticker,
+        clock,
+        redactor);
+  }
+
+  /**
+   * Makes Ctrl-C and SIGTERM (and a test's {@link #interrupts}) stop the run; closing what it
+   * returns, once the run has recorded and said what it has, lets a waiting signal go and removes
+   * the shutdown hook.
+   */
+  private StopOnSignal stopOnSignal(BatchRun run) {
+    Runnable interrupt =
+        () ->
+            run.stop(
+                BatchStop.INTERRUPTED,
+                "interrupted: the process was asked to stop (Ctrl-C, SIGTERM)");
+    if (interrupts != null) {
+      interrupts.accept(interrupt);
+    }
+    return new StopOnSignal(shutdownHook ? interrupt : null);
+  }
+
+  /** The shutdown hook of a run: it stops the run, then waits for it to record what it has. */
+  private static final class StopOnSignal {
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final Thread hook;
+
+    StopOnSignal(Runnable interrupt) {
+      if (interrupt == null) {
+        hook = null;
+        return;
+      }
+      hook =
+          new Thread(
+              () -> {
+                interrupt.run();
+                try {
+                  // Let the run record what it has and print its summary.
+                  ended.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "relent-batch-stop");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /** The run has recorded what it has: a waiting signal may go. */
+    void close() {
+      ended.countDown();
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+          // the JVM is shutting down: the hook is running and waits for this run
+        }
+      }
+    }
+  }
+
+  /** Journals the run's end; a journal that cannot be written makes the exit code 1. */
+  private int recordEnd(BatchRun run, PrintWriter err, BatchJournal journal, int code) {
+    if (journal == null) {
+      return code;
+    }
+    try {
+      run.recorder()
+          .runEnded(now(), code, stoppedSlug(run), journaled(run.quotaStops(), journal.runs() + 1));
+      return code;
+    } catch (IOException e) {
+      err.println("relent batch: cannot write the journal: " + e.getMessage());
+      return ExitCodes.ERROR;
+    }
+  }
+
+  /** After the summary: what was not finished or not sent, and how to finish it. */
+  private static void sayWhatIsLeft(PrintWriter out, BatchRun run, boolean journaled) {
+    if (resumable(run.stopReason())) {
+      long left = run.counts().notFinished();
+      if (left > 0) {
+        out.println(
+            "  "
+                + left
+                + (left == 1 ? " request was" : " requests were")
+                + " not finished; "
+                + (journaled
+                    ? "to resume, run the same command: the journal skips what finished, and"
+                        + " sends the rest (each write with the key it was first sent with)"
+                    : "a new run sends every request again (with --journal, the same command"
+                        + " would resume, skipping what finished)"));
+      }
+    } else if (run.stopReason() == null && !run.quotaStops().isEmpty()) {
+      long left = run.counts().open(Outcome.NOT_SENT.slug());
+      out.println(
+          "  "
+              + left
+              + (left == 1 ? " request was" : " requests were")
+              + " not sent; "
+              + (journaled
+                  ? "run the same command after the reset: the journal skips what finished,"
+                      + " and holds a scope back until its reset"
+                  : "send them after the reset (with --journal, the same command would resume)"));
     }
   }
 
@@ -810,7 +872,7 @@ public final class BatchCommand implements Callable<Integer> {
    * is 1.
    */
   static int exitCode(BatchRun run, int badLines, Earlier earlier) {
-    if (run.stopReason() == BatchRun.Stop.ERROR) {
+    if (run.stopReason() == BatchStop.ERROR) {
       return ExitCodes.ERROR;
     }
     BatchRecorder.Counts counts = run.counts();
@@ -829,7 +891,7 @@ public final class BatchCommand implements Callable<Integer> {
 
   private static String closing(BatchRun run, int code, boolean journaled, int failedEarlier) {
     if (code == ExitCodes.UNRESOLVED) {
-      long n = run.counts().open("unresolved");
+      long n = run.counts().open(Outcome.UNRESOLVED.slug());
       return n
           + (n == 1 ? " write is" : " writes are")
           + " unresolved: "
@@ -887,8 +949,8 @@ public final class BatchCommand implements Callable<Integer> {
    * Whether the run stopped for a reason that running the same command again gets past: Ctrl-C or
    * the batch deadline, not a journal that cannot be written.
    */
-  private static boolean resumable(BatchRun.Stop stop) {
-    return stop == BatchRun.Stop.INTERRUPTED || stop == BatchRun.Stop.BATCH_DEADLINE;
+  private static boolean resumable(BatchStop stop) {
+    return stop == BatchStop.INTERRUPTED || stop == BatchStop.BATCH_DEADLINE;
   }
 
   /**

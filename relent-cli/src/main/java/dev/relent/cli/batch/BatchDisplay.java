@@ -1,6 +1,7 @@
 package dev.relent.cli.batch;
 
 import dev.relent.cli.common.Format;
+import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.Plan;
 import dev.relent.cli.common.Rate;
 import dev.relent.guard.GuardRegistry;
@@ -27,8 +28,6 @@ import picocli.CommandLine;
  */
 public final class BatchDisplay {
   /** The outcome of a keyed write that may have taken effect: not final, counted apart. */
-  private static final String UNRESOLVED = "unresolved";
-
   private BatchDisplay() {}
 
   /** How progress is shown. */
@@ -240,7 +239,7 @@ public final class BatchDisplay {
     long retries = counts.attempts.sum() - firstAttempts;
     long successes = counts.successes.sum();
     long failures = counts.failed();
-    long unresolved = counts.open(UNRESOLVED);
+    long unresolved = counts.open(Outcome.UNRESOLVED.slug());
     long notFinished = counts.notFinished() - unresolved;
     int requests = run.total();
     BatchRun.Settings settings = run.settings();
@@ -292,7 +291,7 @@ public final class BatchDisplay {
     }
     if (notFinished > 0) {
       Map<String, LongAdder> open = new TreeMap<>(counts.open);
-      open.remove(UNRESOLVED);
+      open.remove(Outcome.UNRESOLVED.slug());
       row(out, "not finished", notFinished + breakdown(open));
     }
     row(out, "429s seen", tooManyRequests(run.timeline()));

@@ -4,6 +4,7 @@ import dev.relent.cli.common.CallOutcome;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Format;
 import dev.relent.cli.common.JsonTree;
+import dev.relent.cli.common.Outcome;
 import dev.relent.guard.Scope;
 import dev.relent.http.AttemptRecord;
 import dev.relent.http.Idempotency;
@@ -209,7 +210,7 @@ final class BatchRecorder {
     }
 
     boolean success() {
-      return outcome.equals("success");
+      return Outcome.of(outcome) == Outcome.SUCCESS;
     }
 
     /** What it contributes to the exit code. */
@@ -279,7 +280,7 @@ final class BatchRecorder {
   private final Ticker ticker;
   private final Redactor redactor;
   private final BatchTimeline timeline;
-  private final BiConsumer<BatchRun.Stop, String> stop;
+  private final BiConsumer<BatchStop, String> stop;
   private volatile BatchReport report;
 
   /** Workers writing a results line now or waiting to; the last one out flushes. */
@@ -299,7 +300,7 @@ final class BatchRecorder {
       Ticker ticker,
       Redactor redactor,
       BatchTimeline timeline,
-      BiConsumer<BatchRun.Stop, String> stop) {
+      BiConsumer<BatchStop, String> stop) {
     this.journal = journal;
     this.out = out;
     this.ticker = ticker;
@@ -310,6 +311,61 @@ final class BatchRecorder {
 
   Counts counts() {
     return counts;
+  }
+
+  /**
+   * Writes the results of requests finished in earlier runs, as the journal has them, before any of
+   * this run's: the journal is the truth, so each id appears exactly once in the results, whatever
+   * happened to the previous file. Nothing without a journal or without results.
+   *
+   * @throws IOException if the results cannot be written
+   */
+  void copyEarlierResults() throws IOException {
+    if (journal != null && out != null) {
+      journal.copyFinished(out);
+      out.flush();
+    }
+  }
+
+  /**
+   * Journals the start of this run, if there is a journal.
+   *
+   * @param at the wall-clock time, as the journal writes it
+   * @param requests the requests in the input
+   * @param finishedBefore how many of them finished in earlier runs
+   * @throws IOException if the journal cannot be written
+   */
+  void runStarted(String at, int requests, int finishedBefore) throws IOException {
+    if (journal != null) {
+      journal.runStarted(at, requests, finishedBefore);
+    }
+  }
+
+  /**
+   * Journals the end of this run, if there is a journal: when, its exit code, why it stopped and
+   * the scopes whose quota it found exhausted.
+   *
+   * @throws IOException if the journal cannot be written or forced
+   */
+  void runEnded(String at, int exitCode, String stopped, List<Map<String, Object>> quotaStops)
+      throws IOException {
+    if (journal != null) {
+      journal.runEnded(at, exitCode, stopped, quotaStops);
+    }
+  }
+
+  /**
+   * Forces what is journaled to the disk: the records queued without a force of their own (those of
+   * requests never sent). A journal that cannot be written stops the run, saying so.
+   */
+  void forceJournal() {
+    if (journal != null) {
+      try {
+        journal.flush();
+      } catch (IOException e) {
+        stop.accept(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
+      }
+    }
   }
 
   /** Also tells {@code report} how each request ended ({@code --html}). */
@@ -402,7 +458,7 @@ final class BatchRecorder {
 
   /** A request that never reached the network: not final, a later run may send it. */
   Item notSent(Job job, String why) {
-    return item(job, "not-sent", false, -1, why);
+    return item(job, Outcome.NOT_SENT.slug(), false, -1, why);
   }
 
   /**
@@ -421,7 +477,7 @@ final class BatchRecorder {
   Item sentEarlier(Job job) {
     return item(
         job,
-        "not-resent",
+        Outcome.NOT_RESENT.slug(),
         true,
         -1,
         "an earlier run ended (killed) while this write was being sent, before an answer; "
@@ -430,7 +486,7 @@ final class BatchRecorder {
 
   /** A request that ended with an unexpected error of its own (final, exit code 1). */
   Item error(Job job, String why) {
-    return item(job, "error", true, -1, why);
+    return item(job, Outcome.ERROR.slug(), true, -1, why);
   }
 
   /**
@@ -445,7 +501,8 @@ final class BatchRecorder {
     int last = job.attempts.isEmpty() ? -1 : job.attempts.get(job.attempts.size() - 1).status();
     if (!job.attempts.isEmpty() && !Idempotency.isIdempotent(job.request.method())) {
       if (job.key == null) {
-        return item(job, "not-resent", true, last, why + "; " + UNKEYED_MAY_HAVE_TAKEN_EFFECT);
+        return item(
+            job, Outcome.NOT_RESENT.slug(), true, last, why + "; " + UNKEYED_MAY_HAVE_TAKEN_EFFECT);
       }
       why +=
           "; it may have taken effect, and is safe to send again: it carries its idempotency key"
@@ -453,7 +510,7 @@ final class BatchRecorder {
                   ? ", which the journal keeps, and the same command sends it again with it"
                   : ", the idempotency_key of this line: send it again with that key");
     }
-    return item(job, "stopped", false, last, why);
+    return item(job, Outcome.STOPPED.slug(), false, last, why);
   }
 
   private Item item(Job job, String outcome, boolean isFinal, int status, String error) {
@@ -505,7 +562,7 @@ final class BatchRecorder {
           journal.outcomeQueued(item.id(), item.isFinal(), item.json());
         }
       } catch (IOException e) {
-        stop.accept(BatchRun.Stop.ERROR, "the journal cannot be written: " + e.getMessage());
+        stop.accept(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
       }
     }
     if (out != null) {
@@ -517,13 +574,13 @@ final class BatchRecorder {
         try {
           out.write(line);
         } catch (IOException e) {
-          stop.accept(BatchRun.Stop.ERROR, "the results cannot be written: " + e.getMessage());
+          stop.accept(BatchStop.ERROR, "the results cannot be written: " + e.getMessage());
         } finally {
           if (writing.decrementAndGet() == 0) {
             try {
               out.flush();
             } catch (IOException e) {
-              stop.accept(BatchRun.Stop.ERROR, "the results cannot be written: " + e.getMessage());
+              stop.accept(BatchStop.ERROR, "the results cannot be written: " + e.getMessage());
             }
           }
         }

@@ -5,6 +5,7 @@ import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.cli.common.CallOutcome;
 import dev.relent.cli.common.Format;
+import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.Rate;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
@@ -92,13 +93,6 @@ import java.util.function.Predicate;
  * timeout), which the end-to-end tests keep to milliseconds. One run per instance.
  */
 final class BatchRun {
-
-  /** Why a run stopped before its queue was empty. */
-  enum Stop {
-    BATCH_DEADLINE,
-    INTERRUPTED,
-    ERROR
-  }
 
   /**
    * The settings of a run.
@@ -279,8 +273,6 @@ final class BatchRun {
    */
   private final Scope.Kind scopeKind;
 
-  private final BatchJournal journal;
-
   /**
    * The requests to send, in order: each is read in turn under the run's lock, then made into its
    * request by the worker that took it, outside the lock.
@@ -350,7 +342,7 @@ final class BatchRun {
   private final Map<Scope, QuotaStop> quotaStops = new ConcurrentHashMap<>();
 
   private final CountDownLatch stopped = new CountDownLatch(1);
-  private final AtomicReference<Stop> stop = new AtomicReference<>();
+  private final AtomicReference<BatchStop> stop = new AtomicReference<>();
   private volatile String stopDetail;
 
   /** Signalled on a stop of the run or of a scope: every wait looks again whether it must end. */
@@ -437,7 +429,6 @@ final class BatchRun {
     this.redactor = redactor;
     this.timeline = new BatchTimeline(ticker, total);
     this.recorder = new BatchRecorder(journal, out, ticker, redactor, timeline, this::stop);
-    this.journal = journal;
     this.events = new BatchEvents(recorder, timeline, ticker, redactor, this::quotaExhausted);
     TimeSource time =
         TimeSource.of(ticker, clock, this::sleep, Scheduler.system(), settings.random());
@@ -596,7 +587,7 @@ final class BatchRun {
                 try {
                   if (!stopped.await(limit, TimeUnit.NANOSECONDS)) {
                     stop(
-                        Stop.BATCH_DEADLINE,
+                        BatchStop.BATCH_DEADLINE,
                         "the batch deadline of "
                             + Format.duration(settings.batchDeadline())
                             + " passed");
@@ -626,7 +617,7 @@ final class BatchRun {
     for (Thread t : workers) {
       while (t.isAlive()) {
         t.join(100);
-        if (stop.get() == Stop.INTERRUPTED && !cutOff && graceLeft-- <= 0) {
+        if (stop.get() == BatchStop.INTERRUPTED && !cutOff && graceLeft-- <= 0) {
           cutOff = true;
           for (Thread w : workers) {
             w.interrupt();
@@ -652,13 +643,7 @@ final class BatchRun {
         recorder.recordNotSent(job, stoppedBeforeSent());
       }
     }
-    if (journal != null) {
-      try {
-        journal.flush();
-      } catch (IOException e) {
-        stop(Stop.ERROR, "the journal cannot be written: " + e.getMessage());
-      }
-    }
+    recorder.forceJournal();
     timeline.end();
     if (watchdog != null) {
       watchdog.interrupt();
@@ -675,7 +660,7 @@ final class BatchRun {
    * @param why the reason
    * @param detail a sentence for the summary, without secrets
    */
-  void stop(Stop why, String detail) {
+  void stop(BatchStop why, String detail) {
     if (stop.compareAndSet(null, why)) {
       stopDetail = detail;
       stopped.countDown();
@@ -867,7 +852,7 @@ final class BatchRun {
       return pending;
     } catch (IOException | RuntimeException e) {
       drained = true;
-      stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+      stop(BatchStop.ERROR, "the input cannot be read: " + e.getMessage());
       return null;
     }
   }
@@ -881,7 +866,7 @@ final class BatchRun {
     try {
       r = pending.request();
     } catch (RuntimeException e) {
-      stop(Stop.ERROR, "the input cannot be read: " + e.getMessage());
+      stop(BatchStop.ERROR, "the input cannot be read: " + e.getMessage());
       return null;
     }
     if (r == null) {
@@ -928,7 +913,7 @@ final class BatchRun {
       } catch (Throwable e) {
         // An OutOfMemoryError, a bug: the request ends as an error and the run stops, saying why.
         String why = CallOutcome.unexpected(e, Redactor.ofDefaults()).message();
-        stop(Stop.ERROR, why);
+        stop(BatchStop.ERROR, why);
         if (job.item == null) {
           recorder.record(job, recorder.error(job, why));
         }
@@ -953,7 +938,7 @@ final class BatchRun {
         options.withoutIdempotencyKey();
       }
     } catch (IOException e) {
-      stop(Stop.ERROR, "the journal cannot be written: " + e.getMessage());
+      stop(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
       recorder.record(job, recorder.notSent(job, "the journal cannot be written"));
       return;
     }
@@ -968,8 +953,8 @@ final class BatchRun {
             false);
     BatchRecorder.Item item;
     QuotaStop quota;
-    switch (outcome.reason()) {
-      case "quota-exhausted":
+    switch (Outcome.of(outcome.reason())) {
+      case QUOTA_EXHAUSTED:
         // The answer's own event stopped its scope already, naming its headers; this is in case
         // it did not.
         stopScope(
@@ -979,12 +964,12 @@ final class BatchRun {
             "HTTP " + outcome.status());
         item = recorder.item(job, withResetOf(quotaStopOf(job), outcome), false);
         break;
-      case "unresolved":
+      case UNRESOLVED:
         // A keyed write that may have taken effect: not final, a resumed run sends it again with
         // its journaled key until an answer resolves it.
         item = recorder.item(job, outcome, false);
         break;
-      case "interrupted":
+      case INTERRUPTED:
         // The worker was cut off (Ctrl-C), or the quota of the request's scope ran out while it
         // waited: it records what it has, which no interrupt may stop.
         Thread.interrupted();
@@ -995,7 +980,7 @@ final class BatchRun {
         }
         item = recorder.stopped(job, quota != null ? quota.describe(clock) : stopDetail);
         break;
-      case "rate-limit-wait":
+      case RATE_LIMIT_WAIT:
         // A stop ends the pacer's wait too; the pause of a scope whose quota is exhausted
         // outlasts any deadline.
         quota = stop.get() == null && job.attempts.isEmpty() ? settledQuotaStop(job) : null;
@@ -1240,6 +1225,11 @@ final class BatchRun {
     return List.copyOf(jobs);
   }
 
+  /** The only writer of the journal and the results, for the records before and after the run. */
+  BatchRecorder recorder() {
+    return recorder;
+  }
+
   /** What the run counted as its requests ended. */
   BatchRecorder.Counts counts() {
     return recorder.counts();
@@ -1325,7 +1315,7 @@ final class BatchRun {
     return http.outcomes().headerDoubts();
   }
 
-  Stop stopReason() {
+  BatchStop stopReason() {
     return stop.get();
   }
 

@@ -4,6 +4,7 @@ import dev.relent.Jitter;
 import dev.relent.cli.common.CallOutcome;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Format;
+import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.Plan;
 import dev.relent.cli.common.Rate;
 import dev.relent.cli.common.RetryOptions;
@@ -315,7 +316,7 @@ public final class DemoCommand implements Callable<Integer> {
           decision(job, a));
     }
     BatchRecorder.Item item = job.item;
-    if (item != null && item.outcome().equals("not-resent")) {
+    if (item != null && Outcome.of(item.outcome()) == Outcome.NOT_RESENT) {
       out.println("    -> not re-sent. Relent says, for whoever reconciles it:");
       for (String l : wrap(item.error(), 86)) {
         out.println("       " + l);
@@ -453,7 +454,7 @@ public final class DemoCommand implements Callable<Integer> {
     boolean legacyOk =
         legacy != null
             && legacy.item != null
-            && legacy.item.outcome().equals("not-resent")
+            && Outcome.of(legacy.item.outcome()) == Outcome.NOT_RESENT
             && legacy.attempts.size() == 1
             && stats.resourcesCreated("legacy-payments") == 1;
     claims.add(

@@ -70,11 +70,11 @@ public record CallOutcome(
           null);
     } catch (HttpFaultException e) {
       // A network fault the decision table never retries (unknown host, TLS).
-      return error("fault-not-retried", e.getMessage() + "; not retried");
+      return error(Outcome.FAULT_NOT_RETRIED.slug(), e.getMessage() + "; not retried");
     } catch (UnresolvedWriteException e) {
       // A keyed write that may have taken effect: not failed; the same key resolves it.
       return ended(
-          "unresolved",
+          Outcome.UNRESOLVED.slug(),
           e.getMessage()
               + (withEndpoint
                   ? " (to send it again: relent call --idempotency-key "
@@ -86,19 +86,19 @@ public record CallOutcome(
       return ended(e.reason().slug(), e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return error("interrupted", "interrupted; no further attempt is made");
+      return error(Outcome.INTERRUPTED.slug(), "interrupted; no further attempt is made");
     } catch (IOException | RuntimeException e) {
       return unexpected(e, redactor);
     } catch (OutOfMemoryError e) {
       // What failed to fit is garbage now: there is room again to say so and write the report.
-      return error("error", outOfMemory(e));
+      return error(Outcome.ERROR.slug(), outOfMemory(e));
     }
   }
 
   /** An error nobody expected, as an outcome: its type and its message, redacted. */
   public static CallOutcome unexpected(Throwable e, Redactor redactor) {
     if (e instanceof OutOfMemoryError) {
-      return error("error", outOfMemory((OutOfMemoryError) e));
+      return error(Outcome.ERROR.slug(), outOfMemory((OutOfMemoryError) e));
     }
     return error(
         "error",
@@ -124,7 +124,13 @@ public record CallOutcome(
     String tries = n + (n == 1 ? " attempt" : " attempts");
     if (isSuccess(status)) {
       return new CallOutcome(
-          "success", "HTTP " + status + " after " + tries, status, n, bodyOf(response), null, null);
+          Outcome.SUCCESS.slug(),
+          "HTTP " + status + " after " + tries,
+          status,
+          n,
+          bodyOf(response),
+          null,
+          null);
     }
     Decision d = response.decision();
     String message =
@@ -194,6 +200,6 @@ public record CallOutcome(
   }
 
   public boolean success() {
-    return reason.equals("success");
+    return Outcome.of(reason) == Outcome.SUCCESS;
   }
 }

@@ -70,33 +70,6 @@ public final class ExitCodes {
    * sent or stopped; 6 unresolved; 130 interrupted; 1 anything else.
    */
   public static int of(String outcome) {
-    switch (outcome) {
-      case "success":
-        return OK;
-      case "http-error":
-      case "not-resent":
-      case "fault-not-retried":
-      case "not-retryable":
-      case "body-truncated":
-        return NOT_RETRIED;
-      case "retries-exhausted":
-      case "retry-budget":
-      case "circuit-open":
-        return RETRIES_EXHAUSTED;
-      case "deadline":
-      case "server-wait-too-long":
-      case "quota-exhausted":
-      case "rate-limit-wait":
-      case "concurrency-limit":
-      case "not-sent":
-      case "stopped":
-        return DEADLINE;
-      case "unresolved":
-        return UNRESOLVED;
-      case "interrupted":
-        return INTERRUPTED;
-      default:
-        return ERROR;
-    }
+    return Outcome.of(outcome).exitCode();
   }
 }
