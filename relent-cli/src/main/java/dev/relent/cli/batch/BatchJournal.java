@@ -22,15 +22,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
  *
- * <p>Format (version {@value #VERSION}, documented in docs/cli.md): JSON Lines, append-only, one
- * record per state change, each written whole and forced to the disk ({@link FileChannel#force})
- * before the run goes on. Records that workers append at the same time are forced together, with
- * one {@code force} ({@link GroupCommit}):
+ * <p>Format (version {@value JournalFormat#VERSION}, documented in docs/cli.md): JSON Lines,
+ * append-only, one record per state change, each written whole and forced to the disk ({@link
+ * FileChannel#force}) before the run goes on. Records that workers append at the same time are
+ * forced together, with one {@code force} ({@link GroupCommit}):
  *
  * <pre>{@code
  * {"rec":"journal","version":2,"created_at":"…","input":"/abs/requests.jsonl","crc32c":"…"}
@@ -48,13 +47,10 @@ import java.util.zip.CRC32C;
  * resumed run holds that scope's requests back until the reset ({@link #stoppedScopes}). The member
  * is left out when there is none.
  *
- * <p>Checksums: the last member of every line's object is {@code "crc32c":"xxxxxxxx"} (the line's
- * last {@link #TAIL_LENGTH} bytes, with the comma before it and the closing brace), eight lowercase
- * hex digits of the CRC-32C of the previous line's eight digits ({@code 00000000} before the first
- * line) followed by this line's bytes up to the comma of {@code ,"crc32c"}. Each line is checked on
- * its own, and the chain through the previous line's digits also tells when a whole line was
- * removed, repeated or moved. {@link GroupCommit} computes the chain under its queue lock, in the
- * order the lines reach the file ({@link Chain}).
+ * <p>Checksums: the last member of every line's object is {@code "crc32c":"xxxxxxxx"}, chained to
+ * the line before, so a line changed, removed, repeated or moved is told ({@link JournalFormat},
+ * which also parses a line into its record). {@link GroupCommit} computes the chain under its queue
+ * lock, in the order the lines reach the file ({@link JournalFormat.Chain}).
  *
  * <p>Reading it back: the first {@code key} of an id is its key for good; an id with a {@code done}
  * record is finished and skipped; an id whose {@code unkeyed} record has no {@code done} or {@code
@@ -68,26 +64,14 @@ import java.util.zip.CRC32C;
  * written (its state change had not been acknowledged). A last line whose checksum fails is taken
  * for the same: a write that a crash left half on the disk; it is cut off too. A failing line with
  * records after it is damage, and the journal is refused with the line number and what to do, as is
- * any other line that is not a record. A journal of version {@value #LEGACY_VERSION}, written
- * before lines had checksums, is read and appended to as before, without them.
+ * any other line that is not a record. A journal of version {@value JournalFormat#LEGACY_VERSION},
+ * written before lines had checksums, is read and appended to as before, without them.
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
  * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
  * #finished}, {@link #check} and {@link #copyFinished} read the index one thread at a time.
  */
 final class BatchJournal implements Closeable {
-  /** The format version of a new journal, in its first record: every line has a checksum. */
-  static final int VERSION = 2;
-
-  /** The version before checksums; such a journal is read and resumed without them. */
-  static final int LEGACY_VERSION = 1;
-
-  /** What ends every line of a checked journal before its checksum's digits. */
-  private static final byte[] TAIL_START = ",\"crc32c\":\"".getBytes(StandardCharsets.US_ASCII);
-
-  /** The bytes of the checksum member, its comma and the closing brace, ending a checked line. */
-  static final int TAIL_LENGTH = TAIL_START.length + 8 + 2;
-
   /** A journal that cannot be used: not a journal, another version, locked, changed input. */
   static final class Unusable extends Exception {
     private static final long serialVersionUID = 1L;
@@ -136,13 +120,13 @@ final class BatchJournal implements Closeable {
       boolean created,
       Map<String, Integer> failedBefore,
       Map<String, StoppedScope> stoppedScopes,
-      Chain chain) {
+      JournalFormat.Chain chain) {
     this.file = file;
     this.channel = channel;
     this.checked = chain != null;
     this.commits =
         new GroupCommit(
-            channel, "relent-journal", chain != null ? chain : BatchJournal::legacyLine);
+            channel, "relent-journal", chain != null ? chain : JournalFormat::legacyLine);
     this.lock = lock;
     this.keys = keys;
     this.unkeyed = unkeyed;
@@ -196,7 +180,7 @@ final class BatchJournal implements Closeable {
       // For a checked journal: the last line's checksum, and the first line that failed its own.
       boolean checked = true;
       int chain = 0;
-      Damage damage = null;
+      JournalFormat.Damage damage = null;
       while (lines.next()) {
         int number = lines.number();
         if (lines.length() == 0) {
@@ -211,12 +195,12 @@ final class BatchJournal implements Closeable {
         }
         Map<String, Object> rec;
         if (number == 1) {
-          long sum = checksum(lines.bytes(), lines.length(), 0);
+          long sum = JournalFormat.checksum(lines.bytes(), lines.length(), 0);
           if (sum >= 0) {
-            rec = record(file, 1, lines.recordText());
+            rec = JournalFormat.record(file, 1, lines.recordText());
             chain = (int) sum;
           } else {
-            rec = record(file, 1, lines.text());
+            rec = JournalFormat.record(file, 1, lines.text());
             checked = false;
           }
           String type = String.valueOf(rec.get("rec"));
@@ -225,37 +209,34 @@ final class BatchJournal implements Closeable {
                 file + ":1: not a relent batch journal (the first record is not \"journal\")");
           }
           Object v = rec.get("version");
-          if (!checked && (rec.containsKey("crc32c") || v instanceof Long && (Long) v == VERSION)) {
-            throw new Unusable(
-                new Damage(1, 0, sum == NO_CHECKSUM ? "no checksum" : "checksum does not match")
-                    .message(file));
+          if (!checked
+              && (rec.containsKey("crc32c")
+                  || v instanceof Long && (Long) v == JournalFormat.VERSION)) {
+            throw new Unusable(new JournalFormat.Damage(1, 0, sum).message(file));
           }
-          if (!(v instanceof Long) || (Long) v != (checked ? VERSION : LEGACY_VERSION)) {
+          if (!(v instanceof Long)
+              || (Long) v != (checked ? JournalFormat.VERSION : JournalFormat.LEGACY_VERSION)) {
             throw new Unusable(
                 file
                     + ":1: journal version "
                     + v
                     + "; this relent reads versions "
-                    + LEGACY_VERSION
+                    + JournalFormat.LEGACY_VERSION
                     + " and "
-                    + VERSION);
+                    + JournalFormat.VERSION);
           }
           continue;
         }
         if (checked) {
-          long sum = checksum(lines.bytes(), lines.length(), chain);
+          long sum = JournalFormat.checksum(lines.bytes(), lines.length(), chain);
           if (sum < 0) {
-            damage =
-                new Damage(
-                    number,
-                    lines.start(),
-                    sum == NO_CHECKSUM ? "no checksum" : "checksum does not match");
+            damage = new JournalFormat.Damage(number, lines.start(), sum);
             continue;
           }
           chain = (int) sum;
-          rec = record(file, number, lines.recordText());
+          rec = JournalFormat.record(file, number, lines.recordText());
         } else {
-          rec = record(file, number, lines.text());
+          rec = JournalFormat.record(file, number, lines.text());
           if (rec.containsKey("crc32c")) {
             // Only a checked journal's lines carry one: its first line was changed to version 1.
             throw new Unusable(
@@ -263,9 +244,9 @@ final class BatchJournal implements Closeable {
                     + ":"
                     + number
                     + ": a record with a checksum in a journal of version "
-                    + LEGACY_VERSION
+                    + JournalFormat.LEGACY_VERSION
                     + ", which has none: the first line was changed. "
-                    + UNTRUSTED);
+                    + JournalFormat.UNTRUSTED);
           }
         }
         String type = String.valueOf(rec.get("rec"));
@@ -325,13 +306,13 @@ final class BatchJournal implements Closeable {
                     + ": unknown record "
                     + Json.quote(type)
                     + " for version "
-                    + (checked ? VERSION : LEGACY_VERSION));
+                    + (checked ? JournalFormat.VERSION : JournalFormat.LEGACY_VERSION));
         }
       }
       if (damage != null) {
         // The last record failed its check and nothing follows: a write a crash left half on the
         // disk, never acknowledged, so never acted on. Cut off like a torn record.
-        end = damage.start;
+        end = damage.start();
         ch.truncate(end);
         ch.force(true);
       }
@@ -354,11 +335,11 @@ final class BatchJournal implements Closeable {
               created,
               Collections.unmodifiableMap(failedBefore),
               Collections.unmodifiableMap(stoppedScopes),
-              checked ? new Chain(chain) : null);
+              checked ? new JournalFormat.Chain(chain) : null);
       if (created) {
         Map<String, Object> first = new LinkedHashMap<>();
         first.put("rec", "journal");
-        first.put("version", (long) VERSION);
+        first.put("version", (long) JournalFormat.VERSION);
         first.put("created_at", createdAt);
         first.put("input", input.toAbsolutePath().toString());
         journal.append(first);
@@ -401,147 +382,6 @@ final class BatchJournal implements Closeable {
                 run));
       }
     }
-  }
-
-  /** What to do about a damaged line N: where to cut, and what a resume from the cut sends. */
-  private static final String DAMAGE_ADVICE =
-      "Lines before line N are intact. To resume from them, keep a copy of this file and cut it"
-          + " before the damage (head -n N-1 FILE > FILE.cut; run again with --journal FILE.cut):"
-          + " requests recorded from line N on are sent again, a keyed write whose key record is"
-          + " cut with a new key, so check those with the server first.";
-
-  /** What to do when the first line is damaged: nothing after it can be checked. */
-  private static final String UNTRUSTED =
-      "Nothing in it can be checked: keep it for inspection, check the keyed writes it records"
-          + " with the server, and start again with a new journal.";
-
-  /** A line that failed its checksum: where it starts, and why. */
-  private record Damage(int line, long start, String problem) {
-    String message(Path file) {
-      if (line == 1) {
-        return file
-            + ":1: damaged first record ("
-            + problem
-            + ": the line was changed after it was written). "
-            + UNTRUSTED;
-      }
-      return file
-          + ":"
-          + line
-          + ": damaged record ("
-          + problem
-          + ": the line was changed after it was written, or one before it was removed or moved). "
-          + DAMAGE_ADVICE
-              .replace("N-1", String.valueOf(line - 1))
-              .replace("line N", "line " + line)
-              .replace("FILE", file.toString());
-    }
-  }
-
-  /** {@link #checksum}: the line has no checksum member at its end. */
-  static final long NO_CHECKSUM = -1;
-
-  /** {@link #checksum}: the line's checksum is not the one computed. */
-  static final long MISMATCH = -2;
-
-  /**
-   * Checks a line of a checked journal (without its newline) against the previous line's checksum.
-   *
-   * @return the line's checksum, as an unsigned int, or {@link #NO_CHECKSUM} or {@link #MISMATCH}
-   */
-  static long checksum(byte[] line, int length, int previous) {
-    int at = length - TAIL_LENGTH;
-    if (at < 1 || line[length - 2] != '"' || line[length - 1] != '}') {
-      return NO_CHECKSUM;
-    }
-    for (int i = 0; i < TAIL_START.length; i++) {
-      if (line[at + i] != TAIL_START[i]) {
-        return NO_CHECKSUM;
-      }
-    }
-    long stated = 0;
-    for (int i = at + TAIL_START.length; i < length - 2; i++) {
-      int digit = Character.digit(line[i], 16);
-      if (digit < 0 || line[i] >= 'A' && line[i] <= 'F') {
-        return NO_CHECKSUM;
-      }
-      stated = stated << 4 | digit;
-    }
-    int computed = Chain.compute(new CRC32C(), previous, line, at);
-    return stated == Integer.toUnsignedLong(computed) ? stated : MISMATCH;
-  }
-
-  /**
-   * Turns a record into its line in a checked journal: the checksum member added, chained to the
-   * line before. Called by {@link GroupCommit} under its lock, in file order; not thread-safe
-   * otherwise.
-   */
-  static final class Chain implements GroupCommit.Framing {
-    private final CRC32C crc = new CRC32C();
-    private int previous;
-
-    /**
-     * @param previous the checksum of the journal's last line, 0 for a new journal
-     */
-    Chain(int previous) {
-      this.previous = previous;
-    }
-
-    @Override
-    public byte[] frame(byte[] record) {
-      // A record is a JSON object with members: "{...}". Its closing brace moves after the sum.
-      int body = record.length - 1;
-      if (body < 2 || record[0] != '{' || record[body] != '}') {
-        throw new IllegalArgumentException("not a record: " + record.length + " bytes");
-      }
-      int sum = compute(crc, previous, record, body);
-      byte[] line = Arrays.copyOf(record, body + TAIL_LENGTH + 1);
-      System.arraycopy(TAIL_START, 0, line, body, TAIL_START.length);
-      writeHex(sum, line, body + TAIL_START.length);
-      line[line.length - 3] = '"';
-      line[line.length - 2] = '}';
-      line[line.length - 1] = '\n';
-      previous = sum;
-      return line;
-    }
-
-    /** CRC-32C of the previous checksum's eight hex digits, then {@code bytes[0, length)}. */
-    static int compute(CRC32C crc, int previous, byte[] bytes, int length) {
-      byte[] digits = new byte[8];
-      writeHex(previous, digits, 0);
-      crc.reset();
-      crc.update(digits);
-      crc.update(bytes, 0, length);
-      return (int) crc.getValue();
-    }
-
-    private static void writeHex(int value, byte[] to, int at) {
-      for (int i = 0; i < 8; i++) {
-        to[at + i] = (byte) Character.forDigit((value >>> (28 - 4 * i)) & 0xF, 16);
-      }
-    }
-  }
-
-  /** A line of a journal of version 1: the record and a newline, no checksum. */
-  private static byte[] legacyLine(byte[] record) {
-    byte[] line = Arrays.copyOf(record, record.length + 1);
-    line[record.length] = '\n';
-    return line;
-  }
-
-  private static Map<String, Object> record(Path file, int number, String line) throws Unusable {
-    Object parsed;
-    try {
-      parsed = JsonTree.parse(line);
-    } catch (JsonTree.NotJson e) {
-      throw new Unusable(file + ":" + number + ": not a journal record: " + e.getMessage());
-    }
-    if (!(parsed instanceof Map) || !(((Map<?, ?>) parsed).get("rec") instanceof String)) {
-      throw new Unusable(file + ":" + number + ": not a journal record (no \"rec\")");
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> map = (Map<String, Object>) parsed;
-    return map;
   }
 
   /** Makes the new file's directory entry durable too (best effort; not every system allows it). */
@@ -753,7 +593,8 @@ final class BatchJournal implements Closeable {
       Map<String, Object> rec;
       try {
         // Checked when the journal was opened; nothing has changed it since (it is locked).
-        rec = record(file, lines.number(), checked ? lines.recordText() : lines.text());
+        rec =
+            JournalFormat.record(file, lines.number(), checked ? lines.recordText() : lines.text());
       } catch (Unusable e) {
         throw new IOException(e.getMessage(), e);
       }
@@ -876,7 +717,7 @@ final class BatchJournal implements Closeable {
 
     /** The current line of a checked journal as the record it checks: without its checksum. */
     String recordText() {
-      return new String(line, 0, length - TAIL_LENGTH, StandardCharsets.UTF_8) + "}";
+      return JournalFormat.recordText(line, length);
     }
 
     boolean startsWith(byte[] prefix) {
