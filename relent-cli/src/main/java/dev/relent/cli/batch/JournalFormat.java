@@ -4,13 +4,16 @@ import dev.relent.cli.common.JsonTree;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * What a line of the batch journal is (documented in docs/cli.md): its versions, the checksum that
- * ends it and chains it to the line before, parsing it into a record, and what to tell the user
- * when one is damaged. {@link JournalReader} reads lines by it, {@link BatchJournal} writes them.
+ * What a line of the batch journal is (documented in docs/cli.md): its versions, the records as
+ * they are written ({@code rec} first), the checksum that ends a line and chains it to the line
+ * before, parsing a line into a record, and what to tell the user when one is damaged. {@link
+ * JournalReader} reads lines by it, {@link BatchJournal} writes them.
  *
  * <p>Version {@value #VERSION}: the last member of every line's object is {@code
  * "crc32c":"xxxxxxxx"} (the line's last {@link #TAIL_LENGTH} bytes, with the comma before it and
@@ -54,6 +57,9 @@ final class JournalFormat {
   static final String UNTRUSTED =
       "Nothing in it can be checked: keep it for inspection, check the keyed writes it records"
           + " with the server, and start again with a new journal.";
+
+  /** What the line of a {@code done} record starts with: a record's type is its first member. */
+  static final byte[] DONE_START = "{\"rec\":\"done\"".getBytes(StandardCharsets.US_ASCII);
 
   private JournalFormat() {}
 
@@ -205,5 +211,72 @@ final class JournalFormat {
     @SuppressWarnings("unchecked")
     Map<String, Object> map = (Map<String, Object>) parsed;
     return map;
+  }
+
+  /** The first record of a new journal: its version, when, and the input it is for. */
+  static Map<String, Object> journalRecord(String createdAt, Path input) {
+    Map<String, Object> rec = ofType("journal");
+    rec.put("version", (long) VERSION);
+    rec.put("created_at", createdAt);
+    rec.put("input", input.toAbsolutePath().toString());
+    return rec;
+  }
+
+  /** The key of a request, journaled before its first send. */
+  static Map<String, Object> keyRecord(String id, String key, String fingerprint) {
+    Map<String, Object> rec = ofType("key");
+    rec.put("id", id);
+    rec.put("key", key);
+    rec.put("fingerprint", fingerprint);
+    return rec;
+  }
+
+  /** A write about to be sent without an idempotency key. */
+  static Map<String, Object> unkeyedRecord(String id, String fingerprint) {
+    Map<String, Object> rec = ofType("unkeyed");
+    rec.put("id", id);
+    rec.put("fingerprint", fingerprint);
+    return rec;
+  }
+
+  /** How a request ended: {@code done} for a final outcome, {@code open} otherwise. */
+  static Map<String, Object> outcomeRecord(String id, boolean isFinal, Map<String, Object> result) {
+    Map<String, Object> rec = ofType(isFinal ? "done" : "open");
+    rec.put("id", id);
+    rec.put("result", result);
+    return rec;
+  }
+
+  /** The start of run number {@code run}. */
+  static Map<String, Object> runRecord(int run, String at, int requests, int finishedBefore) {
+    Map<String, Object> rec = ofRun("run", run, at);
+    rec.put("requests", (long) requests);
+    rec.put("finished_before", (long) finishedBefore);
+    return rec;
+  }
+
+  /** The end of run number {@code run}; no {@code quotaStops} leaves the member out. */
+  static Map<String, Object> endRecord(
+      int run, String at, int exitCode, String stopped, List<Map<String, Object>> quotaStops) {
+    Map<String, Object> rec = ofRun("end", run, at);
+    rec.put("exit_code", (long) exitCode);
+    rec.put("stopped", stopped);
+    if (!quotaStops.isEmpty()) {
+      rec.put("quota_stops", List.copyOf(quotaStops));
+    }
+    return rec;
+  }
+
+  private static Map<String, Object> ofRun(String type, int run, String at) {
+    Map<String, Object> rec = ofType(type);
+    rec.put("run", (long) run);
+    rec.put("at", at);
+    return rec;
+  }
+
+  private static Map<String, Object> ofType(String type) {
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("rec", type);
+    return rec;
   }
 }
