@@ -1,12 +1,8 @@
 package dev.relent.cli.batch;
 
-import dev.relent.cli.common.ExitCodes;
-import dev.relent.cli.common.Json;
 import dev.relent.cli.common.JsonTree;
-import dev.relent.cli.common.LineReader;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -14,23 +10,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
 
 /**
  * The journal of {@code relent batch --journal FILE}: what makes a batch crash-safe.
  *
- * <p>Format (version {@value #VERSION}, documented in docs/cli.md): JSON Lines, append-only, one
- * record per state change, each written whole and forced to the disk ({@link FileChannel#force})
- * before the run goes on. Records that workers append at the same time are forced together, with
- * one {@code force} ({@link GroupCommit}):
+ * <p>Format (version {@value JournalFormat#VERSION}, documented in docs/cli.md): JSON Lines,
+ * append-only, one record per state change, each written whole and forced to the disk ({@link
+ * FileChannel#force}) before the run goes on. Records that workers append at the same time are
+ * forced together, with one {@code force} ({@link GroupCommit}):
  *
  * <pre>{@code
  * {"rec":"journal","version":2,"created_at":"…","input":"/abs/requests.jsonl","crc32c":"…"}
@@ -48,46 +38,21 @@ import java.util.zip.CRC32C;
  * resumed run holds that scope's requests back until the reset ({@link #stoppedScopes}). The member
  * is left out when there is none.
  *
- * <p>Checksums: the last member of every line's object is {@code "crc32c":"xxxxxxxx"} (the line's
- * last {@link #TAIL_LENGTH} bytes, with the comma before it and the closing brace), eight lowercase
- * hex digits of the CRC-32C of the previous line's eight digits ({@code 00000000} before the first
- * line) followed by this line's bytes up to the comma of {@code ,"crc32c"}. Each line is checked on
- * its own, and the chain through the previous line's digits also tells when a whole line was
- * removed, repeated or moved. {@link GroupCommit} computes the chain under its queue lock, in the
- * order the lines reach the file ({@link Chain}).
- *
- * <p>Reading it back: the first {@code key} of an id is its key for good; an id with a {@code done}
- * record is finished and skipped; an id whose {@code unkeyed} record has no {@code done} or {@code
- * open} after it is a write without a key that an earlier run may have sent when it was killed
- * ({@link #sentUnkeyed}), which is not sent again; every other id is sent again (writes with their
- * journaled key). The journal is read one record at a time and what is kept is compact: for each
- * finished id a 128-bit digest and one {@code long} ({@link IdTable}, {@link Finished}), and the
- * keys of ids not finished (those that were in flight); the results of finished ids are read again,
- * in a second pass, only to be copied to {@code --out} ({@link #copyFinished}). A last line without
- * its newline is what a kill during a write leaves: it is cut off and the record counts as not
- * written (its state change had not been acknowledged). A last line whose checksum fails is taken
- * for the same: a write that a crash left half on the disk; it is cut off too. A failing line with
- * records after it is damage, and the journal is refused with the line number and what to do, as is
- * any other line that is not a record. A journal of version {@value #LEGACY_VERSION}, written
- * before lines had checksums, is read and appended to as before, without them.
+ * <p>{@link JournalFormat} says what a line is: its record, the checksum that ends it, {@code
+ * "crc32c":"xxxxxxxx"}, chained to the line before so that a line changed, removed, repeated or
+ * moved is told, and how a line is parsed. {@link JournalReader} reads and verifies the file when
+ * it is opened, into a snapshot this class keeps current; {@link GroupCommit} is the one writer of
+ * records, framing them ({@link JournalFormat.Chain}) in the order they reach the file. A resume
+ * keeps, for each finished id, a 128-bit digest and one {@code long} ({@link IdTable}, {@link
+ * Finished}) and the keys of ids not finished; the results of finished ids are read again only to
+ * be copied to {@code --out} ({@link #copyFinished}).
  *
  * <p>An exclusive file lock keeps two runs from sharing one journal; the operating system drops it
- * when a process dies. Appends are thread-safe (the committer thread serialises them); {@link
- * #finished}, {@link #check} and {@link #copyFinished} read the index one thread at a time.
+ * when a process dies. Appends are thread-safe (the committer thread serialises them), and so are
+ * {@link #keyOf} and {@link #sentUnkeyed}; {@link #finished}, {@link #check} and {@link
+ * #copyFinished} read the index one thread at a time.
  */
 final class BatchJournal implements Closeable {
-  /** The format version of a new journal, in its first record: every line has a checksum. */
-  static final int VERSION = 2;
-
-  /** The version before checksums; such a journal is read and resumed without them. */
-  static final int LEGACY_VERSION = 1;
-
-  /** What ends every line of a checked journal before its checksum's digits. */
-  private static final byte[] TAIL_START = ",\"crc32c\":\"".getBytes(StandardCharsets.US_ASCII);
-
-  /** The bytes of the checksum member, its comma and the closing brace, ending a checked line. */
-  static final int TAIL_LENGTH = TAIL_START.length + 8 + 2;
-
   /** A journal that cannot be used: not a journal, another version, locked, changed input. */
   static final class Unusable extends Exception {
     private static final long serialVersionUID = 1L;
@@ -112,46 +77,40 @@ final class BatchJournal implements Closeable {
 
   private final Path file;
   private final FileChannel channel;
-  private final GroupCommit commits;
   private final FileLock lock;
+  private final GroupCommit commits;
+  // What the journal said when it was opened, kept current: a finished id's key is dropped, and
+  // check and copyFinished mark ids in done (taken over from the snapshot).
   private final Map<String, Key> keys;
   private final Map<String, String> unkeyed;
   private final IdTable done;
   private final long readEnd;
   private final int runs;
   private final boolean created;
+  private final boolean checked;
   private final Map<String, Integer> failedBefore;
   private final Map<String, StoppedScope> stoppedScopes;
-  private final boolean checked;
 
-  private BatchJournal(
-      Path file,
-      FileChannel channel,
-      FileLock lock,
-      Map<String, Key> keys,
-      Map<String, String> unkeyed,
-      IdTable done,
-      long readEnd,
-      int runs,
-      boolean created,
-      Map<String, Integer> failedBefore,
-      Map<String, StoppedScope> stoppedScopes,
-      Chain chain) {
+  private BatchJournal(Path file, FileChannel channel, FileLock lock, JournalReader.Snapshot read) {
     this.file = file;
     this.channel = channel;
-    this.checked = chain != null;
+    this.lock = lock;
     this.commits =
         new GroupCommit(
-            channel, "relent-journal", chain != null ? chain : BatchJournal::legacyLine);
-    this.lock = lock;
-    this.keys = keys;
-    this.unkeyed = unkeyed;
-    this.done = done;
-    this.readEnd = readEnd;
-    this.runs = runs;
-    this.created = created;
-    this.failedBefore = failedBefore;
-    this.stoppedScopes = stoppedScopes;
+            channel,
+            "relent-journal",
+            read.checked()
+                ? new JournalFormat.Chain(read.lastChecksum())
+                : JournalFormat::legacyLine);
+    this.keys = new ConcurrentHashMap<>(read.keys());
+    this.unkeyed = new ConcurrentHashMap<>(read.unkeyed());
+    this.done = read.done();
+    this.readEnd = read.end();
+    this.runs = read.runs();
+    this.created = read.created();
+    this.checked = read.checked();
+    this.failedBefore = read.failedBefore();
+    this.stoppedScopes = read.stoppedScopes();
   }
 
   /**
@@ -180,188 +139,10 @@ final class BatchJournal implements Closeable {
       throw new Unusable(file + ": in use by another relent batch; one journal per run");
     }
     try {
-      Map<String, Key> keys = new HashMap<>();
-      Map<String, String> unkeyed = new HashMap<>();
-      IdTable done = new IdTable();
-      Map<String, Integer> failedBefore = new TreeMap<>();
-      Map<String, StoppedScope> stoppedScopes = new LinkedHashMap<>();
-      int runs = 0;
-      long end = endOfLastRecord(ch);
-      if (end < ch.size()) {
-        // A record torn by a kill: its state change was never acknowledged.
-        ch.truncate(end);
-        ch.force(true);
-      }
-      LineReader lines = new LineReader(ch, end);
-      // For a checked journal: the last line's checksum, and the first line that failed its own.
-      boolean checked = true;
-      int chain = 0;
-      Damage damage = null;
-      while (lines.next()) {
-        int number = lines.number();
-        if (lines.length() == 0) {
-          if (number == 1) {
-            throw new Unusable(file + ":1: not a relent batch journal (the first line is empty)");
-          }
-          continue;
-        }
-        if (damage != null) {
-          // Records after the failing line: it was not a write cut short, but damage.
-          throw new Unusable(damage.message(file));
-        }
-        Map<String, Object> rec;
-        if (number == 1) {
-          long sum = checksum(lines.bytes(), lines.length(), 0);
-          if (sum >= 0) {
-            rec = record(file, 1, lines.recordText());
-            chain = (int) sum;
-          } else {
-            rec = record(file, 1, lines.text());
-            checked = false;
-          }
-          String type = String.valueOf(rec.get("rec"));
-          if (!type.equals("journal")) {
-            throw new Unusable(
-                file + ":1: not a relent batch journal (the first record is not \"journal\")");
-          }
-          Object v = rec.get("version");
-          if (!checked && (rec.containsKey("crc32c") || v instanceof Long && (Long) v == VERSION)) {
-            throw new Unusable(
-                new Damage(1, 0, sum == NO_CHECKSUM ? "no checksum" : "checksum does not match")
-                    .message(file));
-          }
-          if (!(v instanceof Long) || (Long) v != (checked ? VERSION : LEGACY_VERSION)) {
-            throw new Unusable(
-                file
-                    + ":1: journal version "
-                    + v
-                    + "; this relent reads versions "
-                    + LEGACY_VERSION
-                    + " and "
-                    + VERSION);
-          }
-          continue;
-        }
-        if (checked) {
-          long sum = checksum(lines.bytes(), lines.length(), chain);
-          if (sum < 0) {
-            damage =
-                new Damage(
-                    number,
-                    lines.start(),
-                    sum == NO_CHECKSUM ? "no checksum" : "checksum does not match");
-            continue;
-          }
-          chain = (int) sum;
-          rec = record(file, number, lines.recordText());
-        } else {
-          rec = record(file, number, lines.text());
-          if (rec.containsKey("crc32c")) {
-            // Only a checked journal's lines carry one: its first line was changed to version 1.
-            throw new Unusable(
-                file
-                    + ":"
-                    + number
-                    + ": a record with a checksum in a journal of version "
-                    + LEGACY_VERSION
-                    + ", which has none: the first line was changed. "
-                    + UNTRUSTED);
-          }
-        }
-        String type = String.valueOf(rec.get("rec"));
-        Object id = rec.get("id");
-        switch (type) {
-          case "run":
-            runs++;
-            break;
-          case "key":
-            if (id instanceof String
-                && rec.get("key") instanceof String
-                && rec.get("fingerprint") instanceof String) {
-              if (done.get((String) id, -1) < 0) {
-                keys.putIfAbsent(
-                    (String) id, new Key((String) rec.get("key"), (String) rec.get("fingerprint")));
-              }
-            } else {
-              throw new Unusable(file + ":" + number + ": a key record needs id, key, fingerprint");
-            }
-            break;
-          case "unkeyed":
-            if (!(id instanceof String) || !(rec.get("fingerprint") instanceof String)) {
-              throw new Unusable(file + ":" + number + ": an unkeyed record needs id, fingerprint");
-            }
-            if (done.get((String) id, -1) < 0) {
-              unkeyed.put((String) id, (String) rec.get("fingerprint"));
-            }
-            break;
-          case "done":
-            if (!(id instanceof String) || !(rec.get("result") instanceof Map)) {
-              throw new Unusable(file + ":" + number + ": a done record needs id and result");
-            }
-            if (done.get((String) id, -1) < 0) {
-              // Only what a resume needs: the key's fingerprint, the outcome's exit code.
-              unkeyed.remove(id);
-              Key key = keys.remove(id);
-              Object outcome = ((Map<?, ?>) rec.get("result")).get("outcome");
-              done.put((String) id, Finished.pack(key, ExitCodes.of(String.valueOf(outcome))));
-              if (!"success".equals(outcome)) {
-                // one count per outcome, not per request: bounded by the outcomes there are
-                failedBefore.merge(String.valueOf(outcome), 1, Integer::sum);
-              }
-            }
-            break;
-          case "end":
-            readStoppedScopes(rec, stoppedScopes);
-            break;
-          case "open":
-            // The run that sent a keyless write recorded how it ended: not a kill in flight.
-            unkeyed.remove(id);
-            break;
-          default:
-            throw new Unusable(
-                file
-                    + ":"
-                    + number
-                    + ": unknown record "
-                    + Json.quote(type)
-                    + " for version "
-                    + (checked ? VERSION : LEGACY_VERSION));
-        }
-      }
-      if (damage != null) {
-        // The last record failed its check and nothing follows: a write a crash left half on the
-        // disk, never acknowledged, so never acted on. Cut off like a torn record.
-        end = damage.start;
-        ch.truncate(end);
-        ch.force(true);
-      }
-      if (end == 0) {
-        // a new file, or an empty one someone made: treat it as new
-        created = true;
-        checked = true;
-        chain = 0;
-      }
       BatchJournal journal =
-          new BatchJournal(
-              file,
-              ch,
-              lock,
-              new ConcurrentHashMap<>(keys),
-              new ConcurrentHashMap<>(unkeyed),
-              done,
-              end,
-              runs,
-              created,
-              Collections.unmodifiableMap(failedBefore),
-              Collections.unmodifiableMap(stoppedScopes),
-              checked ? new Chain(chain) : null);
-      if (created) {
-        Map<String, Object> first = new LinkedHashMap<>();
-        first.put("rec", "journal");
-        first.put("version", (long) VERSION);
-        first.put("created_at", createdAt);
-        first.put("input", input.toAbsolutePath().toString());
-        journal.append(first);
+          new BatchJournal(file, ch, lock, JournalReader.read(file, ch, created));
+      if (journal.created) {
+        journal.append(JournalFormat.journalRecord(createdAt, input));
         syncDirectory(file);
       }
       return journal;
@@ -373,175 +154,6 @@ final class BatchJournal implements Closeable {
       }
       throw e;
     }
-  }
-
-  /**
-   * The scopes an {@code end} record names out of quota, each replacing what an earlier run said of
-   * it; an entry that is not one is passed over (a resume then asks the server again).
-   */
-  private static void readStoppedScopes(Map<String, Object> end, Map<String, StoppedScope> into) {
-    if (!(end.get("quota_stops") instanceof List)) {
-      return;
-    }
-    int endRun = end.get("run") instanceof Long ? (int) (long) (Long) end.get("run") : 0;
-    for (Object o : (List<?>) end.get("quota_stops")) {
-      if (!(o instanceof Map)) {
-        continue;
-      }
-      Map<?, ?> m = (Map<?, ?>) o;
-      int run = m.get("run") instanceof Long ? (int) (long) (Long) m.get("run") : endRun;
-      if (m.get("scope") instanceof String) {
-        String scope = (String) m.get("scope");
-        into.put(
-            scope,
-            new StoppedScope(
-                scope,
-                m.get("until") instanceof String ? (String) m.get("until") : null,
-                String.valueOf(m.get("cause")),
-                run));
-      }
-    }
-  }
-
-  /** What to do about a damaged line N: where to cut, and what a resume from the cut sends. */
-  private static final String DAMAGE_ADVICE =
-      "Lines before line N are intact. To resume from them, keep a copy of this file and cut it"
-          + " before the damage (head -n N-1 FILE > FILE.cut; run again with --journal FILE.cut):"
-          + " requests recorded from line N on are sent again, a keyed write whose key record is"
-          + " cut with a new key, so check those with the server first.";
-
-  /** What to do when the first line is damaged: nothing after it can be checked. */
-  private static final String UNTRUSTED =
-      "Nothing in it can be checked: keep it for inspection, check the keyed writes it records"
-          + " with the server, and start again with a new journal.";
-
-  /** A line that failed its checksum: where it starts, and why. */
-  private record Damage(int line, long start, String problem) {
-    String message(Path file) {
-      if (line == 1) {
-        return file
-            + ":1: damaged first record ("
-            + problem
-            + ": the line was changed after it was written). "
-            + UNTRUSTED;
-      }
-      return file
-          + ":"
-          + line
-          + ": damaged record ("
-          + problem
-          + ": the line was changed after it was written, or one before it was removed or moved). "
-          + DAMAGE_ADVICE
-              .replace("N-1", String.valueOf(line - 1))
-              .replace("line N", "line " + line)
-              .replace("FILE", file.toString());
-    }
-  }
-
-  /** {@link #checksum}: the line has no checksum member at its end. */
-  static final long NO_CHECKSUM = -1;
-
-  /** {@link #checksum}: the line's checksum is not the one computed. */
-  static final long MISMATCH = -2;
-
-  /**
-   * Checks a line of a checked journal (without its newline) against the previous line's checksum.
-   *
-   * @return the line's checksum, as an unsigned int, or {@link #NO_CHECKSUM} or {@link #MISMATCH}
-   */
-  static long checksum(byte[] line, int length, int previous) {
-    int at = length - TAIL_LENGTH;
-    if (at < 1 || line[length - 2] != '"' || line[length - 1] != '}') {
-      return NO_CHECKSUM;
-    }
-    for (int i = 0; i < TAIL_START.length; i++) {
-      if (line[at + i] != TAIL_START[i]) {
-        return NO_CHECKSUM;
-      }
-    }
-    long stated = 0;
-    for (int i = at + TAIL_START.length; i < length - 2; i++) {
-      int digit = Character.digit(line[i], 16);
-      if (digit < 0 || line[i] >= 'A' && line[i] <= 'F') {
-        return NO_CHECKSUM;
-      }
-      stated = stated << 4 | digit;
-    }
-    int computed = Chain.compute(new CRC32C(), previous, line, at);
-    return stated == Integer.toUnsignedLong(computed) ? stated : MISMATCH;
-  }
-
-  /**
-   * Turns a record into its line in a checked journal: the checksum member added, chained to the
-   * line before. Called by {@link GroupCommit} under its lock, in file order; not thread-safe
-   * otherwise.
-   */
-  static final class Chain implements GroupCommit.Framing {
-    private final CRC32C crc = new CRC32C();
-    private int previous;
-
-    /**
-     * @param previous the checksum of the journal's last line, 0 for a new journal
-     */
-    Chain(int previous) {
-      this.previous = previous;
-    }
-
-    @Override
-    public byte[] frame(byte[] record) {
-      // A record is a JSON object with members: "{...}". Its closing brace moves after the sum.
-      int body = record.length - 1;
-      if (body < 2 || record[0] != '{' || record[body] != '}') {
-        throw new IllegalArgumentException("not a record: " + record.length + " bytes");
-      }
-      int sum = compute(crc, previous, record, body);
-      byte[] line = Arrays.copyOf(record, body + TAIL_LENGTH + 1);
-      System.arraycopy(TAIL_START, 0, line, body, TAIL_START.length);
-      writeHex(sum, line, body + TAIL_START.length);
-      line[line.length - 3] = '"';
-      line[line.length - 2] = '}';
-      line[line.length - 1] = '\n';
-      previous = sum;
-      return line;
-    }
-
-    /** CRC-32C of the previous checksum's eight hex digits, then {@code bytes[0, length)}. */
-    static int compute(CRC32C crc, int previous, byte[] bytes, int length) {
-      byte[] digits = new byte[8];
-      writeHex(previous, digits, 0);
-      crc.reset();
-      crc.update(digits);
-      crc.update(bytes, 0, length);
-      return (int) crc.getValue();
-    }
-
-    private static void writeHex(int value, byte[] to, int at) {
-      for (int i = 0; i < 8; i++) {
-        to[at + i] = (byte) Character.forDigit((value >>> (28 - 4 * i)) & 0xF, 16);
-      }
-    }
-  }
-
-  /** A line of a journal of version 1: the record and a newline, no checksum. */
-  private static byte[] legacyLine(byte[] record) {
-    byte[] line = Arrays.copyOf(record, record.length + 1);
-    line[record.length] = '\n';
-    return line;
-  }
-
-  private static Map<String, Object> record(Path file, int number, String line) throws Unusable {
-    Object parsed;
-    try {
-      parsed = JsonTree.parse(line);
-    } catch (JsonTree.NotJson e) {
-      throw new Unusable(file + ":" + number + ": not a journal record: " + e.getMessage());
-    }
-    if (!(parsed instanceof Map) || !(((Map<?, ?>) parsed).get("rec") instanceof String)) {
-      throw new Unusable(file + ":" + number + ": not a journal record (no \"rec\")");
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> map = (Map<String, Object>) parsed;
-    return map;
   }
 
   /** Makes the new file's directory entry durable too (best effort; not every system allows it). */
@@ -578,12 +190,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void key(String id, String key, String fingerprint) throws IOException {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", "key");
-    rec.put("id", id);
-    rec.put("key", key);
-    rec.put("fingerprint", fingerprint);
-    append(rec);
+    append(JournalFormat.keyRecord(id, key, fingerprint));
     keys.putIfAbsent(id, new Key(key, fingerprint));
   }
 
@@ -594,11 +201,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void unkeyed(String id, String fingerprint) throws IOException {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", "unkeyed");
-    rec.put("id", id);
-    rec.put("fingerprint", fingerprint);
-    append(rec);
+    append(JournalFormat.unkeyedRecord(id, fingerprint));
   }
 
   /**
@@ -617,10 +220,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void runStarted(String at, int requests, int finishedBefore) throws IOException {
-    Map<String, Object> rec = ofThisRun("run", at);
-    rec.put("requests", (long) requests);
-    rec.put("finished_before", (long) finishedBefore);
-    append(rec);
+    append(JournalFormat.runRecord(runs + 1, at, requests, finishedBefore));
   }
 
   /**
@@ -630,7 +230,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if it cannot be written or forced
    */
   void outcome(String id, boolean isFinal, Map<String, Object> result) throws IOException {
-    append(outcomeRecord(id, isFinal, result));
+    append(JournalFormat.outcomeRecord(id, isFinal, result));
   }
 
   /**
@@ -640,7 +240,7 @@ final class BatchJournal implements Closeable {
    * @throws IOException if an earlier record could not be written
    */
   void outcomeQueued(String id, boolean isFinal, Map<String, Object> result) throws IOException {
-    Map<String, Object> rec = outcomeRecord(id, isFinal, result);
+    Map<String, Object> rec = JournalFormat.outcomeRecord(id, isFinal, result);
     commits.enqueue(JsonTree.write(rec).getBytes(StandardCharsets.UTF_8));
     if (isFinal) {
       keys.remove(id);
@@ -654,15 +254,6 @@ final class BatchJournal implements Closeable {
    */
   void flush() throws IOException {
     commits.flush();
-  }
-
-  private static Map<String, Object> outcomeRecord(
-      String id, boolean isFinal, Map<String, Object> result) {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", isFinal ? "done" : "open");
-    rec.put("id", id);
-    rec.put("result", result);
-    return rec;
   }
 
   /**
@@ -685,21 +276,7 @@ final class BatchJournal implements Closeable {
    */
   void runEnded(String at, int exitCode, String stopped, List<Map<String, Object>> quotaStops)
       throws IOException {
-    Map<String, Object> rec = ofThisRun("end", at);
-    rec.put("exit_code", (long) exitCode);
-    rec.put("stopped", stopped);
-    if (!quotaStops.isEmpty()) {
-      rec.put("quota_stops", List.copyOf(quotaStops));
-    }
-    append(rec);
-  }
-
-  private Map<String, Object> ofThisRun(String type, String at) {
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("rec", type);
-    rec.put("run", (long) runs + 1);
-    rec.put("at", at);
-    return rec;
+    append(JournalFormat.endRecord(runs + 1, at, exitCode, stopped, quotaStops));
   }
 
   /** The key journaled for an id that has not finished, or null. */
@@ -745,18 +322,9 @@ final class BatchJournal implements Closeable {
    */
   int copyFinished(java.io.Writer out) throws IOException {
     int n = 0;
-    LineReader lines = new LineReader(channel, readEnd);
-    while (lines.next()) {
-      if (!lines.startsWith(DONE)) {
-        continue;
-      }
-      Map<String, Object> rec;
-      try {
-        // Checked when the journal was opened; nothing has changed it since (it is locked).
-        rec = record(file, lines.number(), checked ? lines.recordText() : lines.text());
-      } catch (Unusable e) {
-        throw new IOException(e.getMessage(), e);
-      }
+    JournalReader.DoneRecords records =
+        new JournalReader.DoneRecords(file, channel, readEnd, checked);
+    for (Map<String, Object> rec = records.next(); rec != null; rec = records.next()) {
       String id = String.valueOf(rec.get("id"));
       long packed = done.get(id, -1);
       if (packed >= 0 && (packed & Finished.IN_INPUT) != 0 && (packed & Finished.COPIED) == 0) {
@@ -768,8 +336,6 @@ final class BatchJournal implements Closeable {
     }
     return n;
   }
-
-  private static final byte[] DONE = "{\"rec\":\"done\"".getBytes(StandardCharsets.US_ASCII);
 
   /**
    * What a journal knows of one request: finished before, with which exit code, and whether it
@@ -804,120 +370,6 @@ final class BatchJournal implements Closeable {
         h = 31 * h + fingerprint.charAt(i);
       }
       return (h ^ (h >>> 29)) & 0xFFFF_FFFF_FFFFL;
-    }
-  }
-
-  /** Where the last whole record ends: after the last newline, found from the end backwards. */
-  private static long endOfLastRecord(FileChannel ch) throws IOException {
-    long size = ch.size();
-    ByteBuffer b = ByteBuffer.allocate(64 * 1024);
-    long at = size;
-    while (at > 0) {
-      int n = (int) Math.min(b.capacity(), at);
-      b.clear().limit(n);
-      long from = at - n;
-      while (b.hasRemaining() && ch.read(b, from + b.position()) >= 0) {
-        // read the whole block
-      }
-      for (int i = n - 1; i >= 0; i--) {
-        if (b.get(i) == '\n') {
-          return from + i + 1;
-        }
-      }
-      at = from;
-    }
-    return 0;
-  }
-
-  /**
-   * The lines of a journal up to an offset, read through its own channel (another descriptor of a
-   * locked file would drop the lock when closed) in 64 KiB blocks: one line in memory at a time, as
-   * the bytes on the disk (a checksum is over those, not over their decoding).
-   */
-  private static final class LineReader {
-    private final FileChannel ch;
-    private final long end;
-    private final ByteBuffer block = ByteBuffer.allocate(64 * 1024);
-    private long at; // the file offset just after the block's bytes
-    private long start;
-    private int number;
-    private byte[] line = new byte[256];
-    private int length;
-
-    LineReader(FileChannel ch, long end) {
-      this.ch = ch;
-      this.end = end;
-      block.limit(0);
-    }
-
-    /** The number of the current line, from 1. */
-    int number() {
-      return number;
-    }
-
-    /** The file offset of the current line's first byte. */
-    long start() {
-      return start;
-    }
-
-    /** The current line's bytes, without its newline: {@code bytes()[0, length())}. */
-    byte[] bytes() {
-      return line;
-    }
-
-    int length() {
-      return length;
-    }
-
-    /** The current line as text. */
-    String text() {
-      return new String(line, 0, length, StandardCharsets.UTF_8);
-    }
-
-    /** The current line of a checked journal as the record it checks: without its checksum. */
-    String recordText() {
-      return new String(line, 0, length - TAIL_LENGTH, StandardCharsets.UTF_8) + "}";
-    }
-
-    boolean startsWith(byte[] prefix) {
-      return length >= prefix.length
-          && Arrays.equals(line, 0, prefix.length, prefix, 0, prefix.length);
-    }
-
-    /** Moves to the next line; false at the end. */
-    boolean next() throws IOException {
-      if (line.length > 64 * 1024) {
-        line = new byte[256];
-      }
-      length = 0;
-      start = at - block.limit() + block.position();
-      while (true) {
-        if (!block.hasRemaining()) {
-          if (at >= end) {
-            return false; // only whole lines are read: end is just after a newline
-          }
-          block.clear().limit((int) Math.min(block.capacity(), end - at));
-          while (block.hasRemaining()) {
-            int n = ch.read(block, at + block.position());
-            if (n < 0) {
-              throw new IOException("the journal ended before its last record");
-            }
-          }
-          at += block.position();
-          block.flip();
-        }
-        while (block.hasRemaining()) {
-          byte c = block.get();
-          if (c == '\n') {
-            number++;
-            return true;
-          }
-          if (length == line.length) {
-            line = Arrays.copyOf(line, line.length * 2);
-          }
-          line[length++] = c;
-        }
-      }
     }
   }
 

@@ -194,7 +194,7 @@ class BatchCrashTest {
       assertEveryWriteExistsExactlyOnce(server);
       List<JsonNode> journal = journal();
       assertThat(journal.get(0).get("rec").asText()).isEqualTo("journal");
-      assertThat(journal.get(0).get("version").asInt()).isEqualTo(BatchJournal.VERSION);
+      assertThat(journal.get(0).get("version").asInt()).isEqualTo(JournalFormat.VERSION);
       assertThat(journal).filteredOn(r -> r.get("rec").asText().equals("run")).hasSize(2);
       JsonNode last = journal.get(journal.size() - 1);
       assertThat(last.get("rec").asText()).isEqualTo("end");

@@ -20,12 +20,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Coverage-guided fuzzing of the journal reader through {@link BatchJournal#open(Path, Path,
- * String)}, {@link BatchJournal#keyOf(String)} and {@link BatchJournal#finished(String)}, on a
- * journal of two runs written by {@link BatchJournal} itself and then damaged as the fuzzer says. A
- * plain test run replays the committed inputs under {@code
- * src/test/resources/dev/relent/cli/batch/BatchJournalFuzzTestInputs/}; {@code JAZZER_FUZZ=1}
- * fuzzes (docs/fuzzing.md).
+ * Coverage-guided fuzzing of the journal reader ({@link JournalReader}, {@link JournalFormat})
+ * through {@link BatchJournal#open(Path, Path, String)}, {@link BatchJournal#keyOf(String)} and
+ * {@link BatchJournal#finished(String)}, on a journal of two runs written by {@link BatchJournal}
+ * itself and then damaged as the fuzzer says. A plain test run replays the committed inputs under
+ * {@code src/test/resources/dev/relent/cli/batch/BatchJournalFuzzTestInputs/}; {@code
+ * JAZZER_FUZZ=1} fuzzes (docs/fuzzing.md).
  *
  * <ul>
  *   <li><b>Torn</b> (what a kill leaves): the journal cut at any byte, perhaps followed by a
