@@ -3,7 +3,6 @@ package dev.relent.cli.batch;
 import dev.relent.cli.common.DurationConverter;
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Format;
-import dev.relent.cli.common.Json;
 import dev.relent.cli.common.Outcome;
 import dev.relent.cli.common.Rate;
 import dev.relent.cli.common.RetryOptions;
@@ -20,7 +19,6 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -288,7 +286,7 @@ public final class BatchCommand implements Callable<Integer> {
     HttpScopes scopes = checkOptions(cli);
     BatchSharing.Target sharedTarget = checkSharing(cli);
     checkFiles(cli);
-    BatchInput.Scan scan = scan(cli);
+    BatchInput.Scan scan = BatchPlan.scan(cli, input, redactor, strict);
     // Connected before the journal is opened: a Redis that cannot be reached is a usage error
     // that leaves no file behind.
     BatchRun.Shared sharing = sharedTarget == null ? null : share(cli, sharedTarget, scan);
@@ -345,39 +343,6 @@ public final class BatchCommand implements Callable<Integer> {
       throw new UsageError(cli, "--journal and --out name the same file; give two files");
     }
     checkReportFile(cli);
-  }
-
-  /** The first pass: every line checked, bad ones reported as found; nothing kept per request. */
-  private BatchInput.Scan scan(CommandLine cli) {
-    PrintWriter err = cli.getErr();
-    BatchInput.Scan scan;
-    try {
-      if (Files.isDirectory(input)) {
-        throw new UsageError(cli, input + ": is a directory, not a file");
-      }
-      scan =
-          BatchInput.scan(
-              input,
-              redactor,
-              p -> err.println("relent batch: " + p.message() + (strict ? "" : " (line skipped)")));
-    } catch (NoSuchFileException e) {
-      throw new UsageError(cli, input + ": no such file");
-    } catch (AccessDeniedException e) {
-      throw new UsageError(cli, input + ": permission denied");
-    } catch (IOException e) {
-      throw new UsageError(cli, input + ": cannot read: " + e.getMessage());
-    }
-    if (strict && scan.problems() > 0) {
-      int n = scan.problems();
-      throw new UsageError(
-          cli,
-          n
-              + (n == 1 ? " bad line" : " bad lines")
-              + " in "
-              + input
-              + " (--strict): nothing was sent");
-    }
-    return scan;
   }
 
   /**
@@ -441,80 +406,6 @@ public final class BatchCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * What the journal says of the input's requests that finished in earlier runs: how many, the
-   * worst exit code among them, whether one ended in an unexpected error, and those that failed by
-   * outcome.
-   */
-  record Earlier(int finished, int worst, boolean error, Map<String, Integer> failed) {
-    static final Earlier NONE = new Earlier(0, ExitCodes.OK, false, Map.of());
-
-    int failedCount() {
-      int n = 0;
-      for (int c : failed.values()) {
-        n += c;
-      }
-      return n;
-    }
-  }
-
-  /**
-   * A pass over the input against the journal, before anything is sent: refuses a request changed
-   * since its key was journaled, counts those finished earlier and the writes sent again.
-   */
-  private Earlier checkAgainst(
-      CommandLine cli, BatchJournal journal, BatchInput.Scan scan, PrintWriter err)
-      throws IOException {
-    int finished = 0;
-    int worst = ExitCodes.OK;
-    boolean error = false;
-    int resentKeys = 0;
-    try (BatchInput.Requests requests = BatchInput.requests(input, redactor, scan)) {
-      BatchInput.Request r;
-      while ((r = requests.next()) != null) {
-        BatchJournal.Finished f = journal.check(r.id(), r.fingerprint());
-        if (f.changed()) {
-          throw new UsageError(
-              cli,
-              "--journal "
-                  + journal.file()
-                  + ": request "
-                  + Json.quote(r.id())
-                  + " (line "
-                  + r.line()
-                  + ") changed since its Idempotency-Key was journaled (method, URL or body"
-                  + " differ); restore the line, or start a new journal for a new batch");
-        }
-        if (f.finished()) {
-          finished++;
-          if (f.exitCode() == ExitCodes.ERROR) {
-            error = true;
-          } else {
-            worst = Math.max(worst, f.exitCode());
-          }
-        } else if (journal.keyOf(r.id()) != null) {
-          resentKeys++;
-        }
-      }
-    }
-    if (journal.runs() > 0) {
-      err.println(
-          "relent batch: resuming from "
-              + journal.file()
-              + " (run "
-              + (journal.runs() + 1)
-              + "): "
-              + finished
-              + " of "
-              + scan.requests()
-              + " finished earlier (skipped); "
-              + resentKeys
-              + (resentKeys == 1 ? " write" : " writes")
-              + " sent again with the key journaled before its first send");
-    }
-    return new Earlier(finished, worst, error, journal.failedBefore());
-  }
-
   private int run(
       CommandLine cli,
       PrintWriter err,
@@ -524,8 +415,10 @@ public final class BatchCommand implements Callable<Integer> {
       HttpScopes scopes,
       BatchRun.Shared sharing)
       throws Exception {
-    Earlier earlier =
-        journal == null || journal.created() ? Earlier.NONE : checkAgainst(cli, journal, scan, err);
+    BatchPlan.Earlier earlier =
+        journal == null || journal.created()
+            ? BatchPlan.Earlier.NONE
+            : BatchPlan.resume(cli, input, redactor, journal, scan, err);
     Writer results =
         outFile == null ? null : Files.newBufferedWriter(outFile, StandardCharsets.UTF_8);
     BatchInput.Requests requests = BatchInput.requests(input, redactor, scan, retry.timeout);
@@ -580,7 +473,7 @@ public final class BatchCommand implements Callable<Integer> {
   /** The run of the requests not finished earlier, on the options' settings. */
   private BatchRun newRun(
       BatchInput.Scan scan,
-      Earlier earlier,
+      BatchPlan.Earlier earlier,
       BatchJournal journal,
       BatchInput.Requests requests,
       Writer results,
@@ -871,7 +764,7 @@ public final class BatchCommand implements Callable<Integer> {
    * over 3; 1 only when nothing else failed; bad lines count as 3; a journal that cannot be written
    * is 1.
    */
-  static int exitCode(BatchRun run, int badLines, Earlier earlier) {
+  static int exitCode(BatchRun run, int badLines, BatchPlan.Earlier earlier) {
     if (run.stopReason() == BatchStop.ERROR) {
       return ExitCodes.ERROR;
     }
