@@ -5,6 +5,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
+import dev.relent.internal.chain.GuardChain;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,11 +63,18 @@ class Execution<R> implements AttemptContext {
   static final int CALL_NEUTRAL = 3;
 
   /**
-   * The executor. Not final: a synchronous execution, kept per thread, drops it between calls
-   * ({@link #clear()}), since a thread-local value that reaches its own thread-local keeps the
-   * executor alive as long as the thread lives.
+   * The executor, where the call is counted and its events go; {@link #guards} and {@link
+   * #settings} are the executor's, kept here so that a decision reads them in one step. Not final:
+   * a synchronous execution, kept per thread, drops all three between calls ({@link #clear()}),
+   * since a thread-local value that reaches its own thread-local keeps the executor alive as long
+   * as the thread lives.
    */
-  RelentExecutorImpl<R> x;
+  RelentExecutorImpl<R> executor;
+
+  /** The executor's guards; an absent guard is a no-op, never null. */
+  GuardChain guards;
+
+  ExecutionSettings<R> settings;
 
   long startNanos;
   long deadlineAt;
@@ -95,11 +103,11 @@ class Execution<R> implements AttemptContext {
   /**
    * What the last attempt's outcome would tell the breakers if it ends the call ({@link
    * #CALL_SUCCEEDED}, {@link #CALL_FAILED}, {@link #CALL_NEUTRAL}), or {@link #CALL_UNSETTLED_NONE}
-   * once reported; {@link #unsettledAt} is that attempt's start.
+   * once reported. The attempt is the current one, begun at {@link #attemptStartNanos}: its outcome
+   * is always settled before the next attempt begins (no field of its own for the time, so that an
+   * asynchronous execution stays as small as it was).
    */
   int unsettled;
-
-  long unsettledAt;
 
   /** Whether the wait {@link #planRetry} chose last is the server's, not the backoff's. */
   boolean serverWait;
@@ -113,10 +121,12 @@ class Execution<R> implements AttemptContext {
   /** The request's scopes, broadest first, and their guards; null when the call has none. */
   ScopedGuards scoped;
 
-  Execution(RelentExecutorImpl<R> x, long now) {
-    this.x = x;
+  Execution(RelentExecutorImpl<R> executor, long now) {
+    this.executor = executor;
+    this.guards = executor.guards;
+    this.settings = executor.settings;
     this.startNanos = now;
-    this.deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
+    this.deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
   }
 
   /**
@@ -127,11 +137,13 @@ class Execution<R> implements AttemptContext {
    */
   final void reuse(
       RelentExecutorImpl<R> executor, long now, RelentListener<R> listener, List<Scope> scopes) {
-    x = executor;
-    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
+    this.executor = executor;
+    guards = executor.guards;
+    settings = executor.settings;
+    scoped = scopes == null ? null : new ScopedGuards(guards, settings, scopes, now);
     startNanos = now;
     callListener = listener;
-    deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
+    deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
     attempts = 0;
     unsettled = CALL_UNSETTLED_NONE;
     attemptTimeoutNanos = 0;
@@ -150,7 +162,9 @@ class Execution<R> implements AttemptContext {
     failure = null;
     callListener = null;
     scoped = null;
-    x = null;
+    executor = null;
+    guards = null;
+    settings = null;
     busy = false;
   }
 
@@ -163,29 +177,27 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        if (x.limit != null) {
-          if (x.limit.tryAcquireSlot()) {
-            slot = TAKEN_AT_ONCE;
-          } else {
-            Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
-            slot = x.limit.acquire(wait).orElse(null);
-            if (slot == null) {
-              throw giveUp(concurrencyRefusal(x.ticker.read()));
-            }
-            now = x.ticker.read();
+        if (guards.limit().tryAcquireSlot()) {
+          slot = TAKEN_AT_ONCE;
+        } else {
+          Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
+          slot = guards.limit().acquire(wait).orElse(null);
+          if (slot == null) {
+            throw giveUp(concurrencyRefusal(settings.ticker.read()));
           }
+          now = settings.ticker.read();
         }
         if (scoped != null && scoped.hasLimits()) {
           if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
-            throw giveUp(scopeSlotRefusal(x.ticker.read()));
+            throw giveUp(scopeSlotRefusal(settings.ticker.read()));
           }
-          now = x.ticker.read();
+          now = settings.ticker.read();
         }
         long wait = pace(now);
         boolean held = false;
         while (wait > 0) {
-          x.sleeper.sleep(wait);
-          now = x.ticker.read();
+          settings.sleeper.sleep(wait);
+          now = settings.ticker.read();
           // A pause of the request's scopes that began during the wait is waited out too, and
           // the start reserved again after it, so that the callers it held start spread out at
           // the pacer's rate, not together; an adaptive pacer holds a start reserved before its
@@ -205,7 +217,7 @@ class Execution<R> implements AttemptContext {
       } catch (InterruptedException e) {
         releaseGuards();
         Thread.currentThread().interrupt();
-        throw giveUp(interrupted(x.ticker.read()));
+        throw giveUp(interrupted(settings.ticker.read()));
       } catch (RuntimeException e) {
         releaseGuards();
         throw e;
@@ -236,12 +248,12 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        x.sleeper.sleep(next);
+        settings.sleeper.sleep(next);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw giveUp(interrupted(x.ticker.read()));
+        throw giveUp(interrupted(settings.ticker.read()));
       }
-      now = x.ticker.read();
+      now = settings.ticker.read();
     }
   }
 
@@ -251,34 +263,34 @@ class Execution<R> implements AttemptContext {
   final boolean admit(long now) {
     if (now - deadlineAt >= 0) {
       GiveUp g = facts(RelentException.Reason.DEADLINE, now);
-      g.detail = "no time left of the " + Durations.format(x.deadlineNanos) + " deadline";
+      g.detail = "no time left of the " + Durations.format(settings.deadlineNanos) + " deadline";
       failure = giveUp(g);
       return false;
     }
-    if (x.breaker != null) {
-      long refusal = x.breaker.tryAcquirePermission(now);
-      if (refusal != 0) {
-        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-        g.detail = "nothing sent; next probe in " + Durations.format(refusal);
-        g.retryAt = wallClockIn(refusal);
-        failure = giveUp(g);
-        return false;
-      }
-      permitHeld = true;
+    long refusal = guards.breaker().tryAcquirePermission(now);
+    if (refusal != 0) {
+      GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
+      g.detail = "nothing sent; next probe in " + Durations.format(refusal);
+      g.retryAt = wallClockIn(refusal);
+      failure = giveUp(g);
+      return false;
     }
-    if (x.throttle != null && !x.throttle.tryAcquire(now, x.random)) {
+    permitHeld = true;
+    if (!guards.throttle().tryAcquire(now, settings.random)) {
       GiveUp g = facts(RelentException.Reason.THROTTLED, now);
       g.detail =
-          "refused here by adaptive throttling, nothing sent (" + x.throttle.describe(now) + ")";
+          "refused here by adaptive throttling, nothing sent ("
+              + guards.throttle().describe(now)
+              + ")";
       if (permitHeld) {
         permitHeld = false;
-        x.breaker.releasePermission();
+        guards.breaker().releasePermission();
       }
       failure = giveUp(g);
       return false;
     }
     if (scoped != null) {
-      long refusal = scoped.admit(now);
+      refusal = scoped.admit(now);
       if (refusal != 0) {
         releaseGuards();
         GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
@@ -300,7 +312,7 @@ class Execution<R> implements AttemptContext {
    * until then, {@link #deferred} is set, and the caller asks again after it.
    */
   final long pace(long now) {
-    long defer = x.pacer == null ? 0 : x.pacer.deferNanos(now);
+    long defer = guards.pacer().deferNanos(now);
     if (scoped != null) {
       defer = Math.max(defer, scoped.deferNanos(now));
     }
@@ -311,11 +323,8 @@ class Execution<R> implements AttemptContext {
     if (scoped != null) {
       return paced(now, scoped.reserve(now, deadlineAt - now - 1));
     }
-    if (x.pacer == null) {
-      return 0;
-    }
     long left = deadlineAt - now;
-    long wait = x.pacer.tryAcquire(now, left - 1);
+    long wait = guards.pacer().tryAcquire(now, left - 1);
     if (wait < 0) {
       GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
       g.detail =
@@ -392,25 +401,23 @@ class Execution<R> implements AttemptContext {
     if (scoped != null) {
       return scoped.pausedSinceReserved(now);
     }
-    Pacer pacer = x.pacer;
-    return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
+    Pacer pacer = guards.pacer();
+    return pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
   }
 
   /** Counts the attempt about to start and fixes its time limit. */
   final void begin(long now) {
     attempts++;
     if (attempts == 1) {
-      x.firstAttempts.increment();
-      if (x.budget != null) {
-        x.budget.recordFirstAttempt(now);
-      }
+      executor.countFirstAttempt();
+      guards.budget().recordFirstAttempt(now);
       if (scoped != null) {
         scoped.recordFirstAttempt(now);
       }
     } else {
-      x.retries.increment();
+      executor.countRetry();
     }
-    attemptTimeoutNanos = Math.max(1L, Math.min(x.attemptTimeoutNanos, deadlineAt - now));
+    attemptTimeoutNanos = Math.max(1L, Math.min(settings.attemptTimeoutNanos, deadlineAt - now));
     attemptStartNanos = now;
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT_STARTED, -1, null, null));
@@ -425,12 +432,11 @@ class Execution<R> implements AttemptContext {
    *     bookkeeping so that a success costs no further clock read
    */
   final long onOutcome(R result, Throwable thrown, long attemptStart) {
-    Verdict verdict = x.classifier.classify(result, thrown);
-    ServerHint hint = x.hints == null ? null : x.hints.extract(result, thrown);
+    Verdict verdict = settings.classifier.classify(result, thrown);
+    ServerHint hint = settings.hints.extract(result, thrown);
     lastResult = result;
     lastFailure = thrown;
     lastVerdict = verdict;
-    unsettledAt = attemptStart;
     if (verdict.kind() == Verdict.Kind.SUCCESS) {
       unsettled = CALL_SUCCEEDED;
     } else if (verdict.isDownstreamFailure() && (hint == null || !hint.pausesAll())) {
@@ -443,15 +449,13 @@ class Execution<R> implements AttemptContext {
       if (hint != null && hint.pausesAll()) {
         // The scope the answer belongs to pauses, not every call of the executor; the server's
         // wait counts from its answer, which came after the attempt began.
-        scoped.pause(result, thrown, hint, attemptStart, x.ticker.read());
+        scoped.pause(result, thrown, hint, attemptStart, settings.ticker.read());
       }
       scoped.feed(result, thrown, verdict, hint, attemptStart);
     }
-    if (x.pacer != null) {
-      feedPacer(verdict, hint, attemptStart);
-    }
-    if (x.throttle != null && !verdict.isDownstreamFailure()) {
-      x.throttle.onAccepted(attemptStart);
+    feedPacer(verdict, hint, attemptStart);
+    if (!verdict.isDownstreamFailure()) {
+      guards.throttle().onAccepted(attemptStart);
     }
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -459,7 +463,7 @@ class Execution<R> implements AttemptContext {
     switch (verdict.kind()) {
       case SUCCESS:
         settleBreakers(true);
-        x.successes.increment();
+        executor.countSuccess();
         if (observed()) {
           emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
         }
@@ -477,7 +481,7 @@ class Execution<R> implements AttemptContext {
    * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
    */
   private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
-    Pacer pacer = x.pacer;
+    Pacer pacer = guards.pacer();
     if (hint != null) {
       if (hint.hasQuota() || hint.policyQuotaOrNegative() > 0) {
         pacer.observeQuota(
@@ -490,13 +494,13 @@ class Execution<R> implements AttemptContext {
       if (hint.pausesAll() && scoped == null) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         // The server's wait counts from its answer.
-        pacer.pauseUntil(Nanos.saturatedAdd(x.ticker.read(), hint.waitNanos()));
+        pacer.pauseUntil(Nanos.saturatedAdd(settings.ticker.read(), hint.waitNanos()));
       }
     }
     if (verdict.kind() != Verdict.Kind.RETRY) {
       pacer.onAccepted(attemptStart);
     } else if (hint != null && hint.pausesAll() && !hint.isQuotaExhausted()) {
-      pacer.onThrottled(attemptStart, x.ticker.read());
+      pacer.onThrottled(attemptStart, settings.ticker.read());
     }
   }
 
@@ -517,15 +521,15 @@ class Execution<R> implements AttemptContext {
     if (permitHeld) {
       permitHeld = false;
       if (outcome == CALL_SUCCEEDED) {
-        x.breaker.onSuccess(unsettledAt);
+        guards.breaker().onSuccess(attemptStartNanos);
       } else if (outcome == CALL_FAILED) {
-        x.breaker.onFailure(unsettledAt);
+        guards.breaker().onFailure(attemptStartNanos);
       } else {
-        x.breaker.releasePermission();
+        guards.breaker().releasePermission();
       }
     }
     if (scoped != null) {
-      scoped.record(outcome, unsettledAt);
+      scoped.record(outcome, attemptStartNanos);
     }
   }
 
@@ -534,19 +538,19 @@ class Execution<R> implements AttemptContext {
     if (thrown == null && lastVerdict.rejectsResult()) {
       // A result that is not the answer: the call fails here, so that every observer hears the
       // outcome the caller gets; the exception carries the result.
-      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read()));
+      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, settings.ticker.read()));
       return FAILED;
     }
     if (thrown == null) {
       // A result the policy stops at is handed back to the caller as it is.
-      x.successes.increment();
+      executor.countSuccess();
       if (observed()) {
         emit(event(RelentEvent.Type.SUCCESS, -1, null, null));
       }
       return DONE;
     }
     if (thrown instanceof RuntimeException) {
-      x.countPlainFailure();
+      executor.countPlainFailure();
       failure = (RuntimeException) thrown;
       if (observed()) {
         emit(event(RelentEvent.Type.FAILURE, -1, null, null));
@@ -555,8 +559,8 @@ class Execution<R> implements AttemptContext {
     }
     GiveUp g =
         thrown instanceof InterruptedException
-            ? facts(RelentException.Reason.INTERRUPTED, x.ticker.read())
-            : facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read());
+            ? facts(RelentException.Reason.INTERRUPTED, settings.ticker.read())
+            : facts(RelentException.Reason.NOT_RETRYABLE, settings.ticker.read());
     if (thrown instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
@@ -565,13 +569,13 @@ class Execution<R> implements AttemptContext {
   }
 
   private long planRetry(ServerHint hint) {
-    long now = x.ticker.read();
-    if (attempts > x.config.maxRetries()) {
+    long now = settings.ticker.read();
+    if (attempts > settings.maxRetries) {
       GiveUp g = facts(RelentException.Reason.RETRIES_EXHAUSTED, now);
       g.detail =
-          x.config.maxRetries() == 0
+          settings.maxRetries == 0
               ? "no retry allowed (max retries 0)"
-              : "all " + x.config.maxRetries() + " retries used";
+              : "all " + settings.maxRetries + " retries used";
       return fail(g);
     }
     if (hint != null && hint.isQuotaExhausted()) {
@@ -586,12 +590,13 @@ class Execution<R> implements AttemptContext {
       return fail(g);
     }
     long left = deadlineAt - now;
-    long backoff = x.config.backoff().delayNanos(attempts, prevDelayNanos, x.random.nextDouble());
+    long backoff =
+        settings.backoff.delayNanos(attempts, prevDelayNanos, settings.random.nextDouble());
     long wait = backoff;
     if (hint != null) {
       long asked = hint.waitNanos();
-      long allowed = Math.min(x.maxServerWaitNanos, left);
-      if (asked > x.maxServerWaitNanos || asked >= left) {
+      long allowed = Math.min(settings.maxServerWaitNanos, left);
+      if (asked > settings.maxServerWaitNanos || asked >= left) {
         GiveUp g = facts(RelentException.Reason.SERVER_WAIT_TOO_LONG, now);
         g.serverWaitNanos = asked;
         g.allowedWaitNanos = Math.max(0L, allowed);
@@ -603,12 +608,12 @@ class Execution<R> implements AttemptContext {
                 + hint.source()
                 + "), more than the "
                 + Durations.format(Math.max(0L, allowed))
-                + (asked > x.maxServerWaitNanos ? " allowed" : " left of the deadline");
+                + (asked > settings.maxServerWaitNanos ? " allowed" : " left of the deadline");
         return fail(g);
       }
       // The server's wait is a minimum; the spread keeps clients released together apart, but
       // never pushes a wait that fits past the deadline.
-      long spread = (long) (asked * x.config.serverWaitSpread() * x.random.nextDouble());
+      long spread = (long) (asked * settings.serverWaitSpread * settings.random.nextDouble());
       long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
       wait = Math.max(backoff, hinted);
       serverWait = hinted > backoff;
@@ -622,16 +627,16 @@ class Execution<R> implements AttemptContext {
           "the next wait of "
               + Durations.format(wait)
               + " would pass the "
-              + Durations.format(x.deadlineNanos)
+              + Durations.format(settings.deadlineNanos)
               + " deadline ("
               + Durations.format(Math.max(0L, left))
               + " left)";
       return fail(g);
     }
-    if (x.budget != null && !x.budget.tryAcquireRetry(now)) {
+    if (!guards.budget().tryAcquireRetry(now)) {
       GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-      g.budgetAvailable = x.budget.available(now);
-      g.budgetLimit = x.budget.limit(now);
+      g.budgetAvailable = guards.budget().available(now);
+      g.budgetLimit = guards.budget().limit(now);
       g.detail = "retries already add as much load as allowed";
       return fail(g);
     }
@@ -664,7 +669,7 @@ class Execution<R> implements AttemptContext {
     g.attempts = attempts;
     g.elapsedNanos = Math.max(0L, now - startNanos);
     if (lastVerdict != null) {
-      g.lastOutcome = x.describer.describe(lastResult, lastFailure);
+      g.lastOutcome = settings.describer.describe(lastResult, lastFailure);
       g.lastRule = lastVerdict.toString();
       g.lastResult = lastResult;
       g.failure = lastFailure;
@@ -680,7 +685,7 @@ class Execution<R> implements AttemptContext {
       g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
     }
     RelentException e = g.toException();
-    x.failures[g.reason.ordinal()].increment();
+    executor.countGiveUp(g.reason);
     if (observed()) {
       emit(event(RelentEvent.Type.FAILURE, -1, null, e));
     }
@@ -691,9 +696,9 @@ class Execution<R> implements AttemptContext {
     GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
     g.detail =
         "no concurrency slot of "
-            + x.limit.maxConcurrent()
+            + guards.limit().maxConcurrent()
             + " came free within the "
-            + Durations.format(x.deadlineNanos)
+            + Durations.format(settings.deadlineNanos)
             + " deadline";
     return g;
   }
@@ -701,7 +706,7 @@ class Execution<R> implements AttemptContext {
   /** A scope's concurrency limit had no slot free within the deadline. */
   final GiveUp scopeSlotRefusal(long now) {
     GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
-    g.detail = scoped.slotRefusal(x.deadlineNanos);
+    g.detail = scoped.slotRefusal(settings.deadlineNanos);
     return g;
   }
 
@@ -713,28 +718,28 @@ class Execution<R> implements AttemptContext {
 
   final Instant wallClockIn(long nanos) {
     long millis = TimeUnit.NANOSECONDS.toMillis(nanos);
-    long base = x.clock.millis();
+    long base = settings.clock.millis();
     return Instant.ofEpochMilli(
         base > Long.MAX_VALUE - millis ? Long.MAX_VALUE / 2 : base + millis);
   }
 
   /** Whether anybody listens to this call: an executor-wide listener or the call's own. */
   final boolean observed() {
-    return callListener != null || x.observed();
+    return callListener != null || executor.observed();
   }
 
   final void emit(RelentEvent<R> event) {
-    x.emit(event, callListener);
+    executor.emit(event, callListener);
   }
 
   final RelentEvent<R> event(
       RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
-    long now = x.ticker.read();
+    long now = settings.ticker.read();
     boolean started = type == RelentEvent.Type.ATTEMPT_STARTED;
     String outcomeClass =
         started || lastVerdict == null
             ? OutcomeDescriber.NO_CLASS
-            : x.describer.outcomeClass(lastResult, lastFailure);
+            : settings.describer.outcomeClass(lastResult, lastFailure);
     return new RelentEvent<>(
         type,
         attempts,
@@ -758,7 +763,7 @@ class Execution<R> implements AttemptContext {
     ConcurrencyLimit.Permit held = slot;
     if (held == TAKEN_AT_ONCE) {
       slot = null;
-      x.limit.releaseSlot();
+      guards.limit().releaseSlot();
     } else if (held != null) {
       slot = null;
       held.release();
@@ -769,7 +774,7 @@ class Execution<R> implements AttemptContext {
   void releaseGuards() {
     if (permitHeld) {
       permitHeld = false;
-      x.breaker.releasePermission();
+      guards.breaker().releasePermission();
     }
     if (scoped != null) {
       scoped.release();
@@ -791,6 +796,6 @@ class Execution<R> implements AttemptContext {
 
   @Override
   public final long elapsedNanos() {
-    return Math.max(0L, x.ticker.read() - startNanos);
+    return Math.max(0L, settings.ticker.read() - startNanos);
   }
 }

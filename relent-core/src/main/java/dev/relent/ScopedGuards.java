@@ -8,6 +8,7 @@ import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.internal.Nanos;
+import dev.relent.internal.chain.GuardChain;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Arrays;
@@ -36,7 +37,7 @@ import java.util.Optional;
  * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}.
  */
 final class ScopedGuards {
-  private final RelentExecutorImpl<?> x;
+  private final ExecutionSettings<?> settings;
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
   private final Pacer[] pacers;
@@ -72,17 +73,17 @@ final class ScopedGuards {
   /** What this call paused, for its own give-up message; null if nothing. */
   String pausedByThisCall;
 
-  ScopedGuards(RelentExecutorImpl<?> x, List<Scope> scopes, long now) {
-    this.x = x;
+  ScopedGuards(GuardChain chain, ExecutionSettings<?> settings, List<Scope> scopes, long now) {
+    this.settings = settings;
     this.scopes = scopes;
     int n = scopes.size();
     guards = new ScopeGuards[n];
-    int pacerCount = x.pacer == null ? 0 : 1;
+    int pacerCount = chain.paced() ? 1 : 0;
     int breakerCount = 0;
     int budgetCount = 0;
     int limitCount = 0;
     for (int i = 0; i < n; i++) {
-      guards[i] = x.registry.guards(scopes.get(i), now);
+      guards[i] = settings.registry.guards(scopes.get(i), now);
       pacerCount += guards[i].pacer().isPresent() ? 1 : 0;
       breakerCount += guards[i].circuitBreaker().isPresent() ? 1 : 0;
       budgetCount += guards[i].retryBudget().isPresent() ? 1 : 0;
@@ -112,8 +113,8 @@ final class ScopedGuards {
         pacerScopes[p++] = guards[i].scope();
       }
     }
-    if (x.pacer != null) {
-      pacers[p] = x.pacer;
+    if (chain.paced()) {
+      pacers[p] = chain.pacer();
     }
     next = pacers.length;
     for (ScopeGuards g : guards) {
@@ -203,7 +204,7 @@ final class ScopedGuards {
         slotsAtOnce[i] = true;
         continue;
       }
-      long left = until - x.ticker.read();
+      long left = until - settings.ticker.read();
       Optional<ConcurrencyLimit.Permit> permit;
       try {
         permit = left > 0 ? limits[i].acquire(Duration.ofNanos(left)) : Optional.empty();
@@ -457,12 +458,12 @@ final class ScopedGuards {
    */
   <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart, long answeredAt) {
     long asked = hint.waitNanos();
-    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, x.maxServerWaitNanos);
+    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, settings.maxServerWaitNanos);
     if (pause <= 0 || scopes.isEmpty()) {
       return; // a 429 without a wait pauses nothing: the backoff of this call alone decides
     }
     @SuppressWarnings("unchecked")
-    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
+    ExecutionSettings<R> typed = (ExecutionSettings<R>) settings;
     Scope target = scopes.get(target(result, thrown, hint));
     String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
     if (asked > pause) {
@@ -474,7 +475,7 @@ final class ScopedGuards {
               + " allowed";
     }
     long until = Nanos.saturatedAdd(answeredAt, pause);
-    List<Scope> paused = x.registry.pause(scopes, target, until, asked, cause, attemptStart);
+    List<Scope> paused = settings.registry.pause(scopes, target, until, asked, cause, attemptStart);
     if (!paused.isEmpty()) {
       StringBuilder m = new StringBuilder("paused ");
       for (int i = 0; i < paused.size(); i++) {
@@ -490,9 +491,8 @@ final class ScopedGuards {
    */
   private <R> int target(R result, Throwable thrown, ServerHint hint) {
     @SuppressWarnings("unchecked")
-    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
-    Scope.Kind kind =
-        typed.pauseTarget == null ? null : typed.pauseTarget.kindOf(result, thrown, hint);
+    ExecutionSettings<R> typed = (ExecutionSettings<R>) settings;
+    Scope.Kind kind = typed.pauseTarget.kindOf(result, thrown, hint);
     if (kind != null) {
       for (int i = 0; i < scopes.size(); i++) {
         if (scopes.get(i).kind() == kind) {
@@ -542,7 +542,7 @@ final class ScopedGuards {
           hint.policyWindowNanosOrNegative());
     }
     if (throttled) {
-      p.onThrottled(attemptStart, x.ticker.read());
+      p.onThrottled(attemptStart, settings.ticker.read());
     }
   }
 }
