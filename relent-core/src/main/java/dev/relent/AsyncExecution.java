@@ -44,7 +44,7 @@ final class AsyncExecution<R> extends Execution<R> {
       List<Scope> scopes) {
     super(executor, now);
     callListener = listener;
-    scoped = scopes == null ? null : new ScopedGuards(guards, settings, scopes, now);
+    scoped = scopes == null ? ScopedGuards.NONE : new ScopedGuards(guards, settings, scopes, now);
     this.supplier = supplier;
   }
 
@@ -150,7 +150,7 @@ final class AsyncExecution<R> extends Execution<R> {
         releaseGuards();
         return;
       }
-      missing = scoped == null ? -1 : scoped.tryAcquireSlots();
+      missing = scoped.tryAcquireSlots();
     }
     if (missing < 0) {
       paceHoldingSlot(now);
@@ -229,7 +229,7 @@ final class AsyncExecution<R> extends Execution<R> {
         paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
         return;
       }
-      if (scoped != null && scoped.pacing()) {
+      if (scoped.pacing()) {
         paceHoldingSlot(now, true); // the pacers after the one that asked for this wait
         return;
       }
@@ -345,7 +345,7 @@ final class AsyncExecution<R> extends Execution<R> {
       inFlight = null;
     }
     if (reservedStart != Long.MIN_VALUE) {
-      if (scoped != null) {
+      if (scoped.named()) {
         scoped.refund();
       } else {
         guards.pacer().refund(reservedStart);

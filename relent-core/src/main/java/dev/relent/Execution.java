@@ -118,8 +118,11 @@ class Execution<R> implements AttemptContext {
   /** The ticker reading when the current attempt began. */
   long attemptStartNanos;
 
-  /** The request's scopes, broadest first, and their guards; null when the call has none. */
-  ScopedGuards scoped;
+  /**
+   * The request's scopes, broadest first, and their guards; {@link ScopedGuards#NONE} when the call
+   * names none, never null.
+   */
+  ScopedGuards scoped = ScopedGuards.NONE;
 
   Execution(RelentExecutorImpl<R> executor, long now) {
     this.executor = executor;
@@ -140,7 +143,7 @@ class Execution<R> implements AttemptContext {
     this.executor = executor;
     guards = executor.guards;
     settings = executor.settings;
-    scoped = scopes == null ? null : new ScopedGuards(guards, settings, scopes, now);
+    scoped = scopes == null ? ScopedGuards.NONE : new ScopedGuards(guards, settings, scopes, now);
     startNanos = now;
     callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
@@ -161,7 +164,7 @@ class Execution<R> implements AttemptContext {
     lastVerdict = null;
     failure = null;
     callListener = null;
-    scoped = null;
+    scoped = ScopedGuards.NONE;
     executor = null;
     guards = null;
     settings = null;
@@ -187,7 +190,7 @@ class Execution<R> implements AttemptContext {
           }
           now = settings.ticker.read();
         }
-        if (scoped != null && scoped.hasLimits()) {
+        if (scoped.hasLimits()) {
           if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
             throw giveUp(scopeSlotRefusal(settings.ticker.read()));
           }
@@ -289,19 +292,17 @@ class Execution<R> implements AttemptContext {
       failure = giveUp(g);
       return false;
     }
-    if (scoped != null) {
-      refusal = scoped.admit(now);
-      if (refusal != 0) {
-        releaseGuards();
-        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-        g.detail =
-            scoped.refusingBreaker()
-                + " is open: nothing sent; next probe in "
-                + Durations.format(refusal);
-        g.retryAt = wallClockIn(refusal);
-        failure = giveUp(g);
-        return false;
-      }
+    refusal = scoped.admit(now);
+    if (refusal != 0) {
+      releaseGuards();
+      GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
+      g.detail =
+          scoped.refusingBreaker()
+              + " is open: nothing sent; next probe in "
+              + Durations.format(refusal);
+      g.retryAt = wallClockIn(refusal);
+      failure = giveUp(g);
+      return false;
     }
     return true;
   }
@@ -312,15 +313,12 @@ class Execution<R> implements AttemptContext {
    * until then, {@link #deferred} is set, and the caller asks again after it.
    */
   final long pace(long now) {
-    long defer = guards.pacer().deferNanos(now);
-    if (scoped != null) {
-      defer = Math.max(defer, scoped.deferNanos(now));
-    }
+    long defer = Math.max(guards.pacer().deferNanos(now), scoped.deferNanos(now));
     deferred = defer > 0 && defer < deadlineAt - now;
     if (deferred) {
       return defer;
     }
-    if (scoped != null) {
+    if (scoped.named()) {
       return paced(now, scoped.reserve(now, deadlineAt - now - 1));
     }
     long left = deadlineAt - now;
@@ -350,7 +348,7 @@ class Execution<R> implements AttemptContext {
    * wait before the next step, 0 to start now, or {@link #FAILED}.
    */
   final long paceRest(long now) {
-    if (scoped == null || !scoped.pacing()) {
+    if (!scoped.pacing()) {
       return 0;
     }
     return paced(now, scoped.reserveRest(now, deadlineAt - now - 1));
@@ -372,9 +370,6 @@ class Execution<R> implements AttemptContext {
    * 0 if none, {@link #FAILED} if it outlasts the deadline.
    */
   final long pauseLeft(long now) {
-    if (scoped == null) {
-      return 0;
-    }
     long left = scoped.pauseLeft(now);
     if (left <= 0) {
       return 0;
@@ -398,7 +393,7 @@ class Execution<R> implements AttemptContext {
    * that callers released by a pause start spread out at the learned rate, not together.
    */
   final boolean pausedSinceReserved(long now) {
-    if (scoped != null) {
+    if (scoped.named()) {
       return scoped.pausedSinceReserved(now);
     }
     Pacer pacer = guards.pacer();
@@ -411,9 +406,7 @@ class Execution<R> implements AttemptContext {
     if (attempts == 1) {
       executor.countFirstAttempt();
       guards.budget().recordFirstAttempt(now);
-      if (scoped != null) {
-        scoped.recordFirstAttempt(now);
-      }
+      scoped.recordFirstAttempt(now);
     } else {
       executor.countRetry();
     }
@@ -445,14 +438,12 @@ class Execution<R> implements AttemptContext {
       // The caller's problem (a 4xx), or the server pacing the caller (a 429): not its failure.
       unsettled = CALL_NEUTRAL;
     }
-    if (scoped != null) {
-      if (hint != null && hint.pausesAll()) {
-        // The scope the answer belongs to pauses, not every call of the executor; the server's
-        // wait counts from its answer, which came after the attempt began.
-        scoped.pause(result, thrown, hint, attemptStart, settings.ticker.read());
-      }
-      scoped.feed(result, thrown, verdict, hint, attemptStart);
+    if (hint != null && hint.pausesAll()) {
+      // The scope the answer belongs to pauses, not every call of the executor; the server's wait
+      // counts from its answer, which came after the attempt began.
+      scoped.pause(result, thrown, hint, attemptStart);
     }
+    scoped.feed(result, thrown, verdict, hint, attemptStart);
     feedPacer(verdict, hint, attemptStart);
     if (!verdict.isDownstreamFailure()) {
       guards.throttle().onAccepted(attemptStart);
@@ -491,7 +482,7 @@ class Execution<R> implements AttemptContext {
             hint.policyQuotaOrNegative(),
             hint.policyWindowNanosOrNegative());
       }
-      if (hint.pausesAll() && scoped == null) {
+      if (hint.pausesAll() && !scoped.named()) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         // The server's wait counts from its answer.
         pacer.pauseUntil(Nanos.saturatedAdd(settings.ticker.read(), hint.waitNanos()));
@@ -528,9 +519,7 @@ class Execution<R> implements AttemptContext {
         guards.breaker().releasePermission();
       }
     }
-    if (scoped != null) {
-      scoped.record(outcome, attemptStartNanos);
-    }
+    scoped.record(outcome, attemptStartNanos);
   }
 
   private long abort(Throwable thrown) {
@@ -640,15 +629,13 @@ class Execution<R> implements AttemptContext {
       g.detail = "retries already add as much load as allowed";
       return fail(g);
     }
-    if (scoped != null) {
-      RetryBudget spent = scoped.tryAcquireRetry(now);
-      if (spent != null) {
-        GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-        g.budgetAvailable = spent.available(now);
-        g.budgetLimit = spent.limit(now);
-        g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
-        return fail(g);
-      }
+    RetryBudget spent = scoped.tryAcquireRetry(now);
+    if (spent != null) {
+      GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
+      g.budgetAvailable = spent.available(now);
+      g.budgetLimit = spent.limit(now);
+      g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
+      return fail(g);
     }
     prevDelayNanos = backoff;
     settleBreakers(false);
@@ -681,7 +668,7 @@ class Execution<R> implements AttemptContext {
   final RelentException giveUp(GiveUp g) {
     // A give-up decided on an attempt's outcome ends the call with it (before anyone hears of it).
     settleBreakers(true);
-    if (scoped != null && scoped.pausedByThisCall != null) {
+    if (scoped.pausedByThisCall != null) {
       g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
     }
     RelentException e = g.toException();
@@ -757,9 +744,7 @@ class Execution<R> implements AttemptContext {
   }
 
   final void releaseSlot() {
-    if (scoped != null) {
-      scoped.releaseSlots();
-    }
+    scoped.releaseSlots();
     ConcurrencyLimit.Permit held = slot;
     if (held == TAKEN_AT_ONCE) {
       slot = null;
@@ -776,9 +761,7 @@ class Execution<R> implements AttemptContext {
       permitHeld = false;
       guards.breaker().releasePermission();
     }
-    if (scoped != null) {
-      scoped.release();
-    }
+    scoped.release();
     releaseSlot();
   }
 

@@ -34,9 +34,14 @@ import java.util.Optional;
  * (the one it would pause), an answer that is not a throttle to the pacer of every scope of the
  * call, so that an adaptive pacer of a scope learns that scope's rate and no other's.
  *
- * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}.
+ * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}. A
+ * call that names no scope has {@link #NONE}, which holds nothing, so that it is never written to
+ * and can be shared: every method on it finds nothing to take, refuse, pause or feed.
  */
 final class ScopedGuards {
+  /** The scopes of a call that names none. */
+  static final ScopedGuards NONE = new ScopedGuards();
+
   private final ExecutionSettings<?> settings;
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
@@ -72,6 +77,23 @@ final class ScopedGuards {
 
   /** What this call paused, for its own give-up message; null if nothing. */
   String pausedByThisCall;
+
+  private ScopedGuards() {
+    settings = null;
+    scopes = List.of();
+    guards = new ScopeGuards[0];
+    pacers = new Pacer[0];
+    pacerScopes = new Scope[0];
+    scopePacers = new Pacer[0];
+    reserved = new long[0];
+    breakers = new CircuitBreaker[0];
+    permits = new boolean[0];
+    budgets = new RetryBudget[0];
+    limits = new ConcurrencyLimit[0];
+    limitScopes = new Scope[0];
+    slotsAtOnce = new boolean[0];
+    slotPermits = new ConcurrencyLimit.Permit[0];
+  }
 
   ScopedGuards(GuardChain chain, ExecutionSettings<?> settings, List<Scope> scopes, long now) {
     this.settings = settings;
@@ -240,6 +262,14 @@ final class ScopedGuards {
     return -1;
   }
 
+  /**
+   * Whether the call names scopes: then the executor's pacer is reserved, and a pause for everyone
+   * set, through them; without, the execution asks the executor's pacer itself.
+   */
+  boolean named() {
+    return !scopes.isEmpty();
+  }
+
   /** Whether any scope of the call has a concurrency limit. */
   boolean hasLimits() {
     return limits.length > 0;
@@ -397,10 +427,11 @@ final class ScopedGuards {
     return defer;
   }
 
-  /** How long the longest pause of the scopes lasts from {@code now}; 0 if none. */
+  /**
+   * How long the longest pause of the scopes lasts from {@code now}; 0 if none. The scope paused
+   * longest is kept for {@link #refusal}; with no pause nothing is written.
+   */
   long pauseLeft(long now) {
-    refusingPause = null;
-    refusingPacer = -1;
     long left = 0;
     for (ScopeGuards g : guards) {
       long until = g.pausedUntilNanos();
@@ -453,13 +484,18 @@ final class ScopedGuards {
    * Pauses the scope the answer belongs to: until an exhausted quota resets (waiting a while will
    * not renew it, so every call fails at once, saying when), or for a rate limit's wait capped at
    * the longest server wait allowed, so that a hostile or mistaken wait never stalls the scope's
-   * calls longer than they would wait anyway. The wait counts from {@code answeredAt}, when the
-   * answer came: the server counts it from when it answered, not from when the attempt began.
+   * calls longer than they would wait anyway. The wait counts from now, when the answer came
+   * (called as it comes): the server counts it from when it answered, not from when the attempt
+   * began.
    */
-  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart, long answeredAt) {
+  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
+    if (scopes.isEmpty()) {
+      return;
+    }
+    long answeredAt = settings.ticker.read();
     long asked = hint.waitNanos();
     long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, settings.maxServerWaitNanos);
-    if (pause <= 0 || scopes.isEmpty()) {
+    if (pause <= 0) {
       return; // a 429 without a wait pauses nothing: the backoff of this call alone decides
     }
     @SuppressWarnings("unchecked")
