@@ -6,7 +6,6 @@ import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
 import dev.relent.internal.chain.GuardChain;
-import dev.relent.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -265,43 +264,29 @@ class Execution<R> implements AttemptContext {
   /** Deadline and breaker before an attempt; false means {@link #failure} is set. */
   final boolean admit(long now) {
     if (now - deadlineAt >= 0) {
-      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
-      g.detail = "no time left of the " + Durations.format(settings.deadlineNanos) + " deadline";
-      failure = giveUp(g);
+      failure = giveUp(GiveUp.noTimeLeft(facts(now), settings.deadlineNanos));
       return false;
     }
     long refusal = guards.breaker().tryAcquirePermission(now);
     if (refusal != 0) {
-      GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-      g.detail = "nothing sent; next probe in " + Durations.format(refusal);
-      g.retryAt = wallClockIn(refusal);
-      failure = giveUp(g);
+      failure = giveUp(GiveUp.circuitOpen(facts(now), refusal, wallClockIn(refusal)));
       return false;
     }
     permitHeld = true;
     if (!guards.throttle().tryAcquire(now, settings.random)) {
-      GiveUp g = facts(RelentException.Reason.THROTTLED, now);
-      g.detail =
-          "refused here by adaptive throttling, nothing sent ("
-              + guards.throttle().describe(now)
-              + ")";
-      if (permitHeld) {
-        permitHeld = false;
-        guards.breaker().releasePermission();
-      }
+      GiveUp g = GiveUp.throttled(facts(now), guards.throttle().describe(now));
+      permitHeld = false;
+      guards.breaker().releasePermission();
       failure = giveUp(g);
       return false;
     }
     refusal = scoped.admit(now);
     if (refusal != 0) {
       releaseGuards();
-      GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-      g.detail =
-          scoped.refusingBreaker()
-              + " is open: nothing sent; next probe in "
-              + Durations.format(refusal);
-      g.retryAt = wallClockIn(refusal);
-      failure = giveUp(g);
+      failure =
+          giveUp(
+              GiveUp.scopeCircuitOpen(
+                  facts(now), scoped.refusingBreaker(), refusal, wallClockIn(refusal)));
       return false;
     }
     return true;
@@ -324,14 +309,7 @@ class Execution<R> implements AttemptContext {
     long left = deadlineAt - now;
     long wait = guards.pacer().tryAcquire(now, left - 1);
     if (wait < 0) {
-      GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
-      g.detail =
-          "the pacer's next start is in "
-              + Durations.format(-wait)
-              + ", past the deadline ("
-              + Durations.format(left)
-              + " left)";
-      g.allowedWaitNanos = left;
+      GiveUp g = GiveUp.pacerPastDeadline(facts(now), -wait, left);
       releaseGuards();
       failure = giveUp(g);
       return FAILED;
@@ -378,10 +356,7 @@ class Execution<R> implements AttemptContext {
   }
 
   private long scopeRefusal(long now, long neededNanos) {
-    GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
-    g.detail = scoped.refusal(deadlineAt - now);
-    g.allowedWaitNanos = deadlineAt - now;
-    g.retryAt = wallClockIn(neededNanos);
+    GiveUp g = scoped.refusal(facts(now), deadlineAt - now, wallClockIn(neededNanos));
     releaseGuards();
     failure = giveUp(g);
     return FAILED;
@@ -527,7 +502,7 @@ class Execution<R> implements AttemptContext {
     if (thrown == null && lastVerdict.rejectsResult()) {
       // A result that is not the answer: the call fails here, so that every observer hears the
       // outcome the caller gets; the exception carries the result.
-      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, settings.ticker.read()));
+      failure = giveUp(GiveUp.notRetryable(facts(settings.ticker.read())));
       return FAILED;
     }
     if (thrown == null) {
@@ -548,8 +523,8 @@ class Execution<R> implements AttemptContext {
     }
     GiveUp g =
         thrown instanceof InterruptedException
-            ? facts(RelentException.Reason.INTERRUPTED, settings.ticker.read())
-            : facts(RelentException.Reason.NOT_RETRYABLE, settings.ticker.read());
+            ? GiveUp.interruptedAttempt(facts(settings.ticker.read()))
+            : GiveUp.notRetryable(facts(settings.ticker.read()));
     if (thrown instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
@@ -557,86 +532,40 @@ class Execution<R> implements AttemptContext {
     return FAILED;
   }
 
+  /**
+   * Step 3 of a call, for a retryable outcome (docs/core.md): the wait is {@code max(backoff,
+   * server wait + spread)}. Before any waiting the call fails now if the retries are used up, the
+   * quota is exhausted, the server asked for more than the longest server wait allowed or than the
+   * deadline leaves, the wait would pass the deadline, or a retry budget is spent. Otherwise the
+   * wait before the next attempt, the breakers' permits freed.
+   */
   private long planRetry(ServerHint hint) {
     long now = settings.ticker.read();
     if (attempts > settings.maxRetries) {
-      GiveUp g = facts(RelentException.Reason.RETRIES_EXHAUSTED, now);
-      g.detail =
-          settings.maxRetries == 0
-              ? "no retry allowed (max retries 0)"
-              : "all " + settings.maxRetries + " retries used";
-      return fail(g);
+      return fail(GiveUp.retriesExhausted(facts(now), settings.maxRetries));
     }
     if (hint != null && hint.isQuotaExhausted()) {
-      GiveUp g = facts(RelentException.Reason.QUOTA_EXHAUSTED, now);
-      g.serverWaitNanos = hint.waitNanos();
-      g.retryAt = hint.resetAt().orElseGet(() -> wallClockIn(hint.waitNanos()));
-      g.detail =
-          hint.source()
-              + ": the quota resets in "
-              + Durations.format(hint.waitNanos())
-              + "; waiting a while will not help";
-      return fail(g);
+      return fail(GiveUp.quotaExhausted(facts(now), hint, resetAt(hint)));
     }
     long left = deadlineAt - now;
-    long backoff =
-        settings.backoff.delayNanos(attempts, prevDelayNanos, settings.random.nextDouble());
-    long wait = backoff;
-    if (hint != null) {
-      long asked = hint.waitNanos();
-      long allowed = Math.min(settings.maxServerWaitNanos, left);
-      if (asked > settings.maxServerWaitNanos || asked >= left) {
-        GiveUp g = facts(RelentException.Reason.SERVER_WAIT_TOO_LONG, now);
-        g.serverWaitNanos = asked;
-        g.allowedWaitNanos = Math.max(0L, allowed);
-        g.retryAt = wallClockIn(asked);
-        g.detail =
-            "server asked to wait "
-                + Durations.format(asked)
-                + " ("
-                + hint.source()
-                + "), more than the "
-                + Durations.format(Math.max(0L, allowed))
-                + (asked > settings.maxServerWaitNanos ? " allowed" : " left of the deadline");
-        return fail(g);
-      }
-      // The server's wait is a minimum; the spread keeps clients released together apart, but
-      // never pushes a wait that fits past the deadline.
-      long spread = (long) (asked * settings.serverWaitSpread * settings.random.nextDouble());
-      long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
-      wait = Math.max(backoff, hinted);
-      serverWait = hinted > backoff;
-    } else {
-      serverWait = false;
+    long backoff = nextBackoff();
+    if (hint != null && tooLong(hint.waitNanos(), left)) {
+      return fail(
+          GiveUp.serverWaitTooLong(
+              facts(now), hint, settings.maxServerWaitNanos, left, wallClockIn(hint.waitNanos())));
     }
+    long wait = hint == null ? backoff : Math.max(backoff, withSpread(hint.waitNanos(), left));
     if (wait >= left) {
-      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
-      g.allowedWaitNanos = Math.max(0L, left);
-      g.detail =
-          "the next wait of "
-              + Durations.format(wait)
-              + " would pass the "
-              + Durations.format(settings.deadlineNanos)
-              + " deadline ("
-              + Durations.format(Math.max(0L, left))
-              + " left)";
-      return fail(g);
+      return fail(GiveUp.waitPastDeadline(facts(now), wait, settings.deadlineNanos, left));
     }
     if (!guards.budget().tryAcquireRetry(now)) {
-      GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-      g.budgetAvailable = guards.budget().available(now);
-      g.budgetLimit = guards.budget().limit(now);
-      g.detail = "retries already add as much load as allowed";
-      return fail(g);
+      return fail(GiveUp.budgetSpent(facts(now), guards.budget(), now));
     }
     RetryBudget spent = scoped.tryAcquireRetry(now);
     if (spent != null) {
-      GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-      g.budgetAvailable = spent.available(now);
-      g.budgetLimit = spent.limit(now);
-      g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
-      return fail(g);
+      return fail(GiveUp.scopeBudgetSpent(facts(now), scoped.scopeOf(spent), spent, now));
     }
+    serverWait = wait > backoff;
     prevDelayNanos = backoff;
     settleBreakers(false);
     if (observed()) {
@@ -645,23 +574,49 @@ class Execution<R> implements AttemptContext {
     return wait;
   }
 
+  /** The policy's backoff before the retry about to be planned; draws one random number. */
+  private long nextBackoff() {
+    return settings.backoff.delayNanos(attempts, prevDelayNanos, settings.random.nextDouble());
+  }
+
+  /** Whether a server wait is more than allowed, or does not fit in the {@code left} deadline. */
+  private boolean tooLong(long askedNanos, long left) {
+    return askedNanos > settings.maxServerWaitNanos || askedNanos >= left;
+  }
+
+  /**
+   * A server's wait with the spread added: the server's wait is a minimum; the spread keeps clients
+   * released together apart, but never pushes a wait that fits past the deadline. Draws one random
+   * number.
+   */
+  private long withSpread(long askedNanos, long left) {
+    long spread = (long) (askedNanos * settings.serverWaitSpread * settings.random.nextDouble());
+    return Math.min(Nanos.saturatedAdd(askedNanos, spread), Math.max(askedNanos, left - 1));
+  }
+
+  /** When an exhausted quota resets: the server's time if it gave one, else its wait from now. */
+  private Instant resetAt(ServerHint hint) {
+    return hint.resetAt().orElseGet(() -> wallClockIn(hint.waitNanos()));
+  }
+
   private long fail(GiveUp g) {
     failure = giveUp(g);
     return FAILED;
   }
 
-  /** The facts every refusal shares: attempts, elapsed time, the last outcome and its rule. */
-  final GiveUp facts(RelentException.Reason reason, long now) {
-    GiveUp g = new GiveUp(reason);
-    g.attempts = attempts;
-    g.elapsedNanos = Math.max(0L, now - startNanos);
-    if (lastVerdict != null) {
-      g.lastOutcome = settings.describer.describe(lastResult, lastFailure);
-      g.lastRule = lastVerdict.toString();
-      g.lastResult = lastResult;
-      g.failure = lastFailure;
+  /** The facts every give-up shares: attempts, elapsed time, the last outcome and its rule. */
+  final GiveUp.Facts facts(long now) {
+    long elapsed = Math.max(0L, now - startNanos);
+    if (lastVerdict == null) {
+      return new GiveUp.Facts(attempts, elapsed, null, null, null, null);
     }
-    return g;
+    return new GiveUp.Facts(
+        attempts,
+        elapsed,
+        settings.describer.describe(lastResult, lastFailure),
+        lastVerdict.toString(),
+        lastResult,
+        lastFailure);
   }
 
   /** Builds the exception, counts it and tells the listeners. */
@@ -669,7 +624,7 @@ class Execution<R> implements AttemptContext {
     // A give-up decided on an attempt's outcome ends the call with it (before anyone hears of it).
     settleBreakers(true);
     if (scoped.pausedByThisCall != null) {
-      g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
+      g.alsoPaused(scoped.pausedByThisCall, scoped.pausedForNanos);
     }
     RelentException e = g.toException();
     executor.countGiveUp(g.reason);
@@ -679,28 +634,19 @@ class Execution<R> implements AttemptContext {
     return e;
   }
 
+  /** The executor's concurrency limit had no slot free within the deadline. */
   final GiveUp concurrencyRefusal(long now) {
-    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
-    g.detail =
-        "no concurrency slot of "
-            + guards.limit().maxConcurrent()
-            + " came free within the "
-            + Durations.format(settings.deadlineNanos)
-            + " deadline";
-    return g;
+    return GiveUp.noSlot(facts(now), guards.limit().maxConcurrent(), settings.deadlineNanos);
   }
 
   /** A scope's concurrency limit had no slot free within the deadline. */
   final GiveUp scopeSlotRefusal(long now) {
-    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
-    g.detail = scoped.slotRefusal(settings.deadlineNanos);
-    return g;
+    return scoped.slotRefusal(facts(now), settings.deadlineNanos);
   }
 
+  /** The thread was interrupted while waiting. */
   final GiveUp interrupted(long now) {
-    GiveUp g = facts(RelentException.Reason.INTERRUPTED, now);
-    g.detail = "no further attempt is made";
-    return g;
+    return GiveUp.interruptedWaiting(facts(now));
   }
 
   final Instant wallClockIn(long nanos) {

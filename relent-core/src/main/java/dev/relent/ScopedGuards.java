@@ -11,6 +11,7 @@ import dev.relent.internal.Nanos;
 import dev.relent.internal.chain.GuardChain;
 import dev.relent.time.Durations;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -75,8 +76,11 @@ final class ScopedGuards {
   private int refusingPacer = -1;
   private long refusedWait;
 
-  /** What this call paused, for its own give-up message; null if nothing. */
-  String pausedByThisCall;
+  /** The scopes this call paused, for its own give-up message; null if none. */
+  List<Scope> pausedByThisCall;
+
+  /** How long this call paused {@link #pausedByThisCall} for. */
+  long pausedForNanos;
 
   private ScopedGuards() {
     settings = null;
@@ -199,14 +203,14 @@ final class ScopedGuards {
     }
   }
 
-  /** The scope whose breaker refused, for the message. */
-  String refusingBreaker() {
+  /** The scope whose breaker refused, for the message; null if none is open any more. */
+  Scope refusingBreaker() {
     for (ScopeGuards g : guards) {
       if (g.circuitBreaker().isPresent() && g.circuitBreaker().get().nextProbeIn().isPresent()) {
-        return "the circuit breaker of " + g.scope();
+        return g.scope();
       }
     }
-    return "a scope's circuit breaker";
+    return null;
   }
 
   // ---------------------------------------------------------------- concurrency limits
@@ -304,16 +308,10 @@ final class ScopedGuards {
     }
   }
 
-  /** Which scope's limit had no slot free in time, for the message. */
-  String slotRefusal(long deadlineNanos) {
+  /** Gives up naming the scope whose limit had no slot free in time. */
+  GiveUp slotRefusal(GiveUp.Facts facts, long deadlineNanos) {
     int i = Math.max(0, refusingLimit);
-    return "no concurrency slot of "
-        + limitScopes[i]
-        + " ("
-        + limits[i].maxConcurrent()
-        + " at once) came free within the "
-        + Durations.format(deadlineNanos)
-        + " deadline";
+    return GiveUp.noScopeSlot(facts, limitScopes[i], limits[i].maxConcurrent(), deadlineNanos);
   }
 
   // ---------------------------------------------------------------- budgets
@@ -453,31 +451,21 @@ final class ScopedGuards {
     }
   }
 
-  /** Why {@link #reserve} refused, naming the scope and what paused it. */
-  String refusal(long left) {
+  /**
+   * Gives up naming what made {@link #reserve} refuse: the scope and what paused it, or the pacer
+   * whose next start lies past the deadline, {@code left} away.
+   */
+  GiveUp refusal(GiveUp.Facts facts, long left, Instant retryAt) {
     if (refusingPause != null) {
-      ScopeGuards g = refusingPause;
-      StringBuilder m = new StringBuilder(160).append(g.scope()).append(" is paused for ");
-      m.append(Durations.format(g.pauseRemaining().toNanos()));
-      g.pausedUntil().ifPresent(u -> m.append(" more (until ").append(u).append(')'));
-      m.append(", past the deadline (")
-          .append(Durations.format(left))
-          .append(" left), by ")
-          .append(g.pauseCause().orElse("a pause"));
-      return m.append("; GuardRegistry.resume(scope) ends it").toString();
+      return GiveUp.scopePausedPastDeadline(facts, refusingPause, left, retryAt);
     }
-    String name =
-        refusingPacer < 0
-            ? "the pacer"
-            : pacerScopes[refusingPacer] == null
-                ? "the executor's pacer"
-                : "the pacer of " + pacerScopes[refusingPacer];
-    return name
-        + ": the next start is in "
-        + Durations.format(refusedWait)
-        + ", past the deadline ("
-        + Durations.format(left)
-        + " left)";
+    return GiveUp.scopePacerPastDeadline(
+        facts,
+        refusingPacer >= 0,
+        refusingPacer < 0 ? null : pacerScopes[refusingPacer],
+        refusedWait,
+        left,
+        retryAt);
   }
 
   /**
@@ -513,11 +501,8 @@ final class ScopedGuards {
     long until = Nanos.saturatedAdd(answeredAt, pause);
     List<Scope> paused = settings.registry.pause(scopes, target, until, asked, cause, attemptStart);
     if (!paused.isEmpty()) {
-      StringBuilder m = new StringBuilder("paused ");
-      for (int i = 0; i < paused.size(); i++) {
-        m.append(i == 0 ? "" : " and ").append(paused.get(i));
-      }
-      pausedByThisCall = m.append(" for ").append(Durations.format(pause)).toString();
+      pausedByThisCall = paused;
+      pausedForNanos = pause;
     }
   }
 
