@@ -44,7 +44,7 @@ final class AsyncExecution<R> extends Execution<R> {
       List<Scope> scopes) {
     super(executor, now);
     callListener = listener;
-    scoped = scopes == null ? ScopedGuards.NONE : new ScopedGuards(guards, settings, scopes, now);
+    scoped = scopes == null ? CallScopes.NONE : new CallScopes(guards, settings, scopes, now);
     this.supplier = supplier;
   }
 

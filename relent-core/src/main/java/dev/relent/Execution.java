@@ -118,10 +118,10 @@ class Execution<R> implements AttemptContext {
   long attemptStartNanos;
 
   /**
-   * The request's scopes, broadest first, and their guards; {@link ScopedGuards#NONE} when the call
+   * The request's scopes, broadest first, and their guards; {@link CallScopes#NONE} when the call
    * names none, never null.
    */
-  ScopedGuards scoped = ScopedGuards.NONE;
+  CallScopes scoped = CallScopes.NONE;
 
   Execution(RelentExecutorImpl<R> executor, long now) {
     this.executor = executor;
@@ -142,7 +142,7 @@ class Execution<R> implements AttemptContext {
     this.executor = executor;
     guards = executor.guards;
     settings = executor.settings;
-    scoped = scopes == null ? ScopedGuards.NONE : new ScopedGuards(guards, settings, scopes, now);
+    scoped = scopes == null ? CallScopes.NONE : new CallScopes(guards, settings, scopes, now);
     startNanos = now;
     callListener = listener;
     deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
@@ -163,7 +163,7 @@ class Execution<R> implements AttemptContext {
     lastVerdict = null;
     failure = null;
     callListener = null;
-    scoped = ScopedGuards.NONE;
+    scoped = CallScopes.NONE;
     executor = null;
     guards = null;
     settings = null;
@@ -322,7 +322,7 @@ class Execution<R> implements AttemptContext {
 
   /**
    * After a wait that {@link #pace} asked for: reserves the starts of the scopes' pacers not yet
-   * reserved (each is asked only once the waits before it are over, see {@link ScopedGuards}); the
+   * reserved (each is asked only once the waits before it are over, see {@link CallScopes}); the
    * wait before the next step, 0 to start now, or {@link #FAILED}.
    */
   final long paceRest(long now) {

@@ -17,9 +17,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The guards of one operation's scopes, taken from the executor's {@link GuardRegistry} when the
- * operation starts (a scope evicted meanwhile keeps serving it), with what the operation holds of
- * them.
+ * The scopes of one call: the guards of each (a {@link ScopeGuards} per scope), taken from the
+ * executor's {@link GuardRegistry} when the operation starts (a scope evicted meanwhile keeps
+ * serving it), with what the operation holds of them.
  *
  * <p>Pacing with several pacers (each scope's, narrowest first, then the executor's own): every
  * pause is waited out first, then a start is reserved with one pacer after the other, each at the
@@ -39,9 +39,9 @@ import java.util.Optional;
  * call that names no scope has {@link #NONE}, which holds nothing, so that it is never written to
  * and can be shared: every method on it finds nothing to take, refuse, pause or feed.
  */
-final class ScopedGuards {
+final class CallScopes {
   /** The scopes of a call that names none. */
-  static final ScopedGuards NONE = new ScopedGuards();
+  static final CallScopes NONE = new CallScopes();
 
   private final ExecutionSettings<?> settings;
   private final List<Scope> scopes;
@@ -82,7 +82,7 @@ final class ScopedGuards {
   /** How long this call paused {@link #pausedByThisCall} for. */
   long pausedForNanos;
 
-  private ScopedGuards() {
+  private CallScopes() {
     settings = null;
     scopes = List.of();
     guards = new ScopeGuards[0];
@@ -99,7 +99,7 @@ final class ScopedGuards {
     slotPermits = new ConcurrencyLimit.Permit[0];
   }
 
-  ScopedGuards(GuardChain chain, ExecutionSettings<?> settings, List<Scope> scopes, long now) {
+  CallScopes(GuardChain chain, ExecutionSettings<?> settings, List<Scope> scopes, long now) {
     this.settings = settings;
     this.scopes = scopes;
     int n = scopes.size();
