@@ -19,7 +19,13 @@ import java.util.concurrent.TimeUnit;
  * allocates nothing: {@link #admit} (deadline, breaker), {@link #pace} (pacer), {@link #begin}
  * (counts the attempt, fixes its timeout), {@link #onOutcome} (records the outcome in every guard,
  * classifies it, and plans the retry). A refusal is stored in {@link #failure} as the exception to
- * throw, built only then.
+ * throw, built only then, by one of {@link GiveUp}'s factories.
+ *
+ * <p>What it decides by: the executor's guards as one {@link GuardChain}, in which a guard the
+ * executor lacks is a no-op, and the call's scopes as {@link CallScopes} ({@link CallScopes#NONE}
+ * for a call without), so that no guard is checked for null; the policy's limits, the judges of an
+ * outcome and the time sources as {@link ExecutionSettings}. Where the call is counted and heard is
+ * the executor's ({@link RelentExecutorImpl#emit}).
  *
  * <p>Circuit breakers count calls, not attempts: every attempt asks for a permit (an open breaker
  * stops a call's retries), but only the attempt that ends the call reports an outcome, the call's;
