@@ -36,12 +36,12 @@ import java.util.Optional;
  * call, so that an adaptive pacer of a scope learns that scope's rate and no other's.
  *
  * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}. A
- * call that names no scope has {@link #NONE}, which holds nothing, so that it is never written to
- * and can be shared: every method on it finds nothing to take, refuse, pause or feed.
+ * call that names no scope has {@link #NONE}, the one {@link None}: it holds nothing, finds nothing
+ * to take, refuse, pause or feed, and is shared (it has no state to write).
  */
-final class CallScopes {
+sealed class CallScopes permits CallScopes.None {
   /** The scopes of a call that names none. */
-  static final CallScopes NONE = new CallScopes();
+  static final CallScopes NONE = new None();
 
   private final ExecutionSettings<?> settings;
   private final List<Scope> scopes;
@@ -82,6 +82,7 @@ final class CallScopes {
   /** How long this call paused {@link #pausedByThisCall} for. */
   long pausedForNanos;
 
+  /** For {@link None}: no scope, nothing held. */
   private CallScopes() {
     settings = null;
     scopes = List.of();
@@ -271,7 +272,7 @@ final class CallScopes {
    * set, through them; without, the execution asks the executor's pacer itself.
    */
   boolean named() {
-    return !scopes.isEmpty();
+    return true;
   }
 
   /** Whether any scope of the call has a concurrency limit. */
@@ -477,9 +478,6 @@ final class CallScopes {
    * began.
    */
   <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
-    if (scopes.isEmpty()) {
-      return;
-    }
     long answeredAt = settings.ticker.read();
     long asked = hint.waitNanos();
     long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, settings.maxServerWaitNanos);
@@ -531,9 +529,6 @@ final class CallScopes {
    * fixed-rate pacer ignores all of it.
    */
   <R> void feed(R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {
-    if (scopes.isEmpty()) {
-      return;
-    }
     if (verdict.kind() != Verdict.Kind.RETRY) {
       for (Pacer p : scopePacers) {
         if (p != null) {
@@ -565,5 +560,81 @@ final class CallScopes {
     if (throttled) {
       p.onThrottled(attemptStart, settings.ticker.read());
     }
+  }
+
+  /**
+   * The scopes of a call that names none: every guard of a scope is absent, so each method answers
+   * as the checks it stands for would with nothing to check; the executor's own guards are asked by
+   * the execution itself.
+   */
+  static final class None extends CallScopes {
+    private None() {}
+
+    @Override
+    boolean named() {
+      return false;
+    }
+
+    @Override
+    long admit(long now) {
+      return 0;
+    }
+
+    @Override
+    void record(int outcome, long attemptStart) {}
+
+    @Override
+    void release() {}
+
+    @Override
+    boolean hasLimits() {
+      return false;
+    }
+
+    @Override
+    int tryAcquireSlots() {
+      return -1;
+    }
+
+    @Override
+    void releaseSlots() {}
+
+    @Override
+    void recordFirstAttempt(long now) {}
+
+    @Override
+    RetryBudget tryAcquireRetry(long now) {
+      return null;
+    }
+
+    @Override
+    boolean pacing() {
+      return false;
+    }
+
+    @Override
+    boolean pausedSinceReserved(long now) {
+      return false;
+    }
+
+    @Override
+    long deferNanos(long now) {
+      return 0;
+    }
+
+    @Override
+    long pauseLeft(long now) {
+      return 0;
+    }
+
+    @Override
+    void refund() {}
+
+    @Override
+    <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {}
+
+    @Override
+    <R> void feed(
+        R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {}
   }
 }
