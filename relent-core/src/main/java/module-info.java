@@ -4,8 +4,9 @@
  * <p>{@code dev.relent} holds the executor, the retry policy, backoff, events and errors; {@code
  * dev.relent.guard} the circuit breaker, retry budget, pacer and concurrency limit; {@code
  * dev.relent.time} the injected time sources; {@code dev.relent.spi} the interfaces a store
- * implements to keep a guard's state elsewhere. Everything in {@code dev.relent.internal} may
- * change without notice.
+ * implements to keep a guard's state elsewhere. Everything in {@code dev.relent.internal} and its
+ * sub-packages (such as {@code dev.relent.internal.chain}, the executor's guard chain) may change
+ * without notice.
  */
 module dev.relent.core {
   exports dev.relent;

@@ -37,14 +37,14 @@ final class AsyncExecution<R> extends Execution<R> {
   private boolean heldByPause;
 
   AsyncExecution(
-      RelentExecutorImpl<R> x,
+      RelentExecutorImpl<R> executor,
       long now,
       AsyncSupplier<? extends R> supplier,
       RelentListener<R> listener,
       List<Scope> scopes) {
-    super(x, now);
+    super(executor, now);
     callListener = listener;
-    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
+    scoped = scopes == null ? CallScopes.NONE : new CallScopes(guards, settings, scopes, now);
     this.supplier = supplier;
   }
 
@@ -79,7 +79,7 @@ final class AsyncExecution<R> extends Execution<R> {
         return;
       }
     }
-    if (x.limit != null && !x.limit.tryAcquireSlot()) {
+    if (!guards.limit().tryAcquireSlot()) {
       awaitSlot(now);
       return;
     }
@@ -88,10 +88,10 @@ final class AsyncExecution<R> extends Execution<R> {
 
   private void awaitSlot(long now) {
     awaitSlot(
-        x.limit,
+        guards.limit(),
         now,
-        () -> concurrencyRefusal(x.ticker.read()),
-        permit -> holdSlotThenPace(x.ticker.read(), permit));
+        () -> concurrencyRefusal(settings.ticker.read()),
+        permit -> holdSlotThenPace(settings.ticker.read(), permit));
   }
 
   /**
@@ -105,7 +105,7 @@ final class AsyncExecution<R> extends Execution<R> {
       Consumer<ConcurrencyLimit.Permit> granted) {
     CompletableFuture<ConcurrencyLimit.Permit> waiter = limit.acquireAsync();
     Future<?> timeout =
-        x.scheduler.schedule(
+        settings.scheduler.schedule(
             () -> {
               if (waiter.cancel(false)) {
                 synchronized (this) {
@@ -133,7 +133,7 @@ final class AsyncExecution<R> extends Execution<R> {
    */
   private void holdSlotThenPace(long now, ConcurrencyLimit.Permit permit) {
     synchronized (this) {
-      slot = permit != null || x.limit == null ? permit : TAKEN_AT_ONCE;
+      slot = permit != null ? permit : TAKEN_AT_ONCE;
       slotWaiter = null;
     }
     holdScopeSlotsThenPace(now);
@@ -150,7 +150,7 @@ final class AsyncExecution<R> extends Execution<R> {
         releaseGuards();
         return;
       }
-      missing = scoped == null ? -1 : scoped.tryAcquireSlots();
+      missing = scoped.tryAcquireSlots();
     }
     if (missing < 0) {
       paceHoldingSlot(now);
@@ -161,14 +161,14 @@ final class AsyncExecution<R> extends Execution<R> {
         now,
         () -> {
           scoped.refusedSlot(missing);
-          return scopeSlotRefusal(x.ticker.read());
+          return scopeSlotRefusal(settings.ticker.read());
         },
         permit -> {
           synchronized (this) {
             slotWaiter = null;
             scoped.holdSlot(missing, permit);
           }
-          holdScopeSlotsThenPace(x.ticker.read());
+          holdScopeSlotsThenPace(settings.ticker.read());
         });
   }
 
@@ -191,7 +191,7 @@ final class AsyncExecution<R> extends Execution<R> {
       wait = rest ? paceRest(now) : pace(now);
       if (wait > 0) {
         reservedStart = deferred ? Long.MIN_VALUE : now + wait;
-        timer = x.scheduler.schedule(this::attemptAfterPacing, wait);
+        timer = settings.scheduler.schedule(this::attemptAfterPacing, wait);
       }
     }
     if (wait == FAILED) {
@@ -202,7 +202,7 @@ final class AsyncExecution<R> extends Execution<R> {
   }
 
   private void attemptAfterPacing() {
-    long now = x.ticker.read();
+    long now = settings.ticker.read();
     long paused;
     synchronized (this) {
       reservedStart = Long.MIN_VALUE;
@@ -214,7 +214,7 @@ final class AsyncExecution<R> extends Execution<R> {
       paused = pauseLeft(now);
       if (paused > 0) {
         heldByPause = true;
-        timer = x.scheduler.schedule(this::attemptAfterPacing, paused);
+        timer = settings.scheduler.schedule(this::attemptAfterPacing, paused);
       }
     }
     if (paused == FAILED) {
@@ -229,7 +229,7 @@ final class AsyncExecution<R> extends Execution<R> {
         paceHoldingSlot(now); // an adaptive pacer holds a start reserved before its pause
         return;
       }
-      if (scoped != null && scoped.pacing()) {
+      if (scoped.pacing()) {
         paceHoldingSlot(now, true); // the pacers after the one that asked for this wait
         return;
       }
@@ -272,7 +272,7 @@ final class AsyncExecution<R> extends Execution<R> {
     Future<?> timeout =
         stage.isDone()
             ? null
-            : x.scheduler.schedule(
+            : settings.scheduler.schedule(
                 () ->
                     stage.completeExceptionally(
                         new TimeoutException(
@@ -316,7 +316,7 @@ final class AsyncExecution<R> extends Execution<R> {
         releaseSlot();
       }
       if (next >= 0) {
-        timer = x.scheduler.schedule(() -> next(x.ticker.read()), next);
+        timer = settings.scheduler.schedule(() -> next(settings.ticker.read()), next);
       }
     }
     if (next == DONE) {
@@ -345,10 +345,10 @@ final class AsyncExecution<R> extends Execution<R> {
       inFlight = null;
     }
     if (reservedStart != Long.MIN_VALUE) {
-      if (scoped != null) {
+      if (scoped.named()) {
         scoped.refund();
-      } else if (x.pacer != null) {
-        x.pacer.refund(reservedStart);
+      } else {
+        guards.pacer().refund(reservedStart);
       }
       reservedStart = Long.MIN_VALUE;
     }

@@ -5,7 +5,7 @@ import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.internal.Nanos;
-import dev.relent.time.Durations;
+import dev.relent.internal.chain.GuardChain;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,7 +19,13 @@ import java.util.concurrent.TimeUnit;
  * allocates nothing: {@link #admit} (deadline, breaker), {@link #pace} (pacer), {@link #begin}
  * (counts the attempt, fixes its timeout), {@link #onOutcome} (records the outcome in every guard,
  * classifies it, and plans the retry). A refusal is stored in {@link #failure} as the exception to
- * throw, built only then.
+ * throw, built only then, by one of {@link GiveUp}'s factories.
+ *
+ * <p>What it decides by: the executor's guards as one {@link GuardChain}, in which a guard the
+ * executor lacks is a no-op, and the call's scopes as {@link CallScopes} ({@link CallScopes#NONE}
+ * for a call without), so that no guard is checked for null; the policy's limits, the judges of an
+ * outcome and the time sources as {@link ExecutionSettings}. Where the call is counted and heard is
+ * the executor's ({@link RelentExecutorImpl#emit}).
  *
  * <p>Circuit breakers count calls, not attempts: every attempt asks for a permit (an open breaker
  * stops a call's retries), but only the attempt that ends the call reports an outcome, the call's;
@@ -62,11 +68,18 @@ class Execution<R> implements AttemptContext {
   static final int CALL_NEUTRAL = 3;
 
   /**
-   * The executor. Not final: a synchronous execution, kept per thread, drops it between calls
-   * ({@link #clear()}), since a thread-local value that reaches its own thread-local keeps the
-   * executor alive as long as the thread lives.
+   * The executor, where the call is counted and its events go; {@link #guards} and {@link
+   * #settings} are the executor's, kept here so that a decision reads them in one step. Not final:
+   * a synchronous execution, kept per thread, drops all three between calls ({@link #clear()}),
+   * since a thread-local value that reaches its own thread-local keeps the executor alive as long
+   * as the thread lives.
    */
-  RelentExecutorImpl<R> x;
+  RelentExecutorImpl<R> executor;
+
+  /** The executor's guards; an absent guard is a no-op, never null. */
+  GuardChain guards;
+
+  ExecutionSettings<R> settings;
 
   long startNanos;
   long deadlineAt;
@@ -95,11 +108,11 @@ class Execution<R> implements AttemptContext {
   /**
    * What the last attempt's outcome would tell the breakers if it ends the call ({@link
    * #CALL_SUCCEEDED}, {@link #CALL_FAILED}, {@link #CALL_NEUTRAL}), or {@link #CALL_UNSETTLED_NONE}
-   * once reported; {@link #unsettledAt} is that attempt's start.
+   * once reported. The attempt is the current one, begun at {@link #attemptStartNanos}: its outcome
+   * is always settled before the next attempt begins (no field of its own for the time, so that an
+   * asynchronous execution stays as small as it was).
    */
   int unsettled;
-
-  long unsettledAt;
 
   /** Whether the wait {@link #planRetry} chose last is the server's, not the backoff's. */
   boolean serverWait;
@@ -110,13 +123,18 @@ class Execution<R> implements AttemptContext {
   /** The ticker reading when the current attempt began. */
   long attemptStartNanos;
 
-  /** The request's scopes, broadest first, and their guards; null when the call has none. */
-  ScopedGuards scoped;
+  /**
+   * The request's scopes, broadest first, and their guards; {@link CallScopes#NONE} when the call
+   * names none, never null.
+   */
+  CallScopes scoped = CallScopes.NONE;
 
-  Execution(RelentExecutorImpl<R> x, long now) {
-    this.x = x;
+  Execution(RelentExecutorImpl<R> executor, long now) {
+    this.executor = executor;
+    this.guards = executor.guards;
+    this.settings = executor.settings;
     this.startNanos = now;
-    this.deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
+    this.deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
   }
 
   /**
@@ -127,11 +145,13 @@ class Execution<R> implements AttemptContext {
    */
   final void reuse(
       RelentExecutorImpl<R> executor, long now, RelentListener<R> listener, List<Scope> scopes) {
-    x = executor;
-    scoped = scopes == null ? null : new ScopedGuards(x, scopes, now);
+    this.executor = executor;
+    guards = executor.guards;
+    settings = executor.settings;
+    scoped = scopes == null ? CallScopes.NONE : new CallScopes(guards, settings, scopes, now);
     startNanos = now;
     callListener = listener;
-    deadlineAt = Nanos.saturatedAdd(now, x.deadlineNanos);
+    deadlineAt = Nanos.saturatedAdd(now, settings.deadlineNanos);
     attempts = 0;
     unsettled = CALL_UNSETTLED_NONE;
     attemptTimeoutNanos = 0;
@@ -149,8 +169,10 @@ class Execution<R> implements AttemptContext {
     lastVerdict = null;
     failure = null;
     callListener = null;
-    scoped = null;
-    x = null;
+    scoped = CallScopes.NONE;
+    executor = null;
+    guards = null;
+    settings = null;
     busy = false;
   }
 
@@ -163,29 +185,27 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        if (x.limit != null) {
-          if (x.limit.tryAcquireSlot()) {
-            slot = TAKEN_AT_ONCE;
-          } else {
-            Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
-            slot = x.limit.acquire(wait).orElse(null);
-            if (slot == null) {
-              throw giveUp(concurrencyRefusal(x.ticker.read()));
-            }
-            now = x.ticker.read();
+        if (guards.limit().tryAcquireSlot()) {
+          slot = TAKEN_AT_ONCE;
+        } else {
+          Duration wait = Duration.ofNanos(Math.max(0L, deadlineAt - now));
+          slot = guards.limit().acquire(wait).orElse(null);
+          if (slot == null) {
+            throw giveUp(concurrencyRefusal(settings.ticker.read()));
           }
+          now = settings.ticker.read();
         }
-        if (scoped != null && scoped.hasLimits()) {
+        if (scoped.hasLimits()) {
           if (!scoped.acquireSlots(now, Math.max(0L, deadlineAt - now))) {
-            throw giveUp(scopeSlotRefusal(x.ticker.read()));
+            throw giveUp(scopeSlotRefusal(settings.ticker.read()));
           }
-          now = x.ticker.read();
+          now = settings.ticker.read();
         }
         long wait = pace(now);
         boolean held = false;
         while (wait > 0) {
-          x.sleeper.sleep(wait);
-          now = x.ticker.read();
+          settings.sleeper.sleep(wait);
+          now = settings.ticker.read();
           // A pause of the request's scopes that began during the wait is waited out too, and
           // the start reserved again after it, so that the callers it held start spread out at
           // the pacer's rate, not together; an adaptive pacer holds a start reserved before its
@@ -205,7 +225,7 @@ class Execution<R> implements AttemptContext {
       } catch (InterruptedException e) {
         releaseGuards();
         Thread.currentThread().interrupt();
-        throw giveUp(interrupted(x.ticker.read()));
+        throw giveUp(interrupted(settings.ticker.read()));
       } catch (RuntimeException e) {
         releaseGuards();
         throw e;
@@ -236,12 +256,12 @@ class Execution<R> implements AttemptContext {
         throw failure;
       }
       try {
-        x.sleeper.sleep(next);
+        settings.sleeper.sleep(next);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw giveUp(interrupted(x.ticker.read()));
+        throw giveUp(interrupted(settings.ticker.read()));
       }
-      now = x.ticker.read();
+      now = settings.ticker.read();
     }
   }
 
@@ -250,46 +270,30 @@ class Execution<R> implements AttemptContext {
   /** Deadline and breaker before an attempt; false means {@link #failure} is set. */
   final boolean admit(long now) {
     if (now - deadlineAt >= 0) {
-      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
-      g.detail = "no time left of the " + Durations.format(x.deadlineNanos) + " deadline";
+      failure = giveUp(GiveUp.noTimeLeft(facts(now), settings.deadlineNanos));
+      return false;
+    }
+    long refusal = guards.breaker().tryAcquirePermission(now);
+    if (refusal != 0) {
+      failure = giveUp(GiveUp.circuitOpen(facts(now), refusal, wallClockIn(refusal)));
+      return false;
+    }
+    permitHeld = true;
+    if (!guards.throttle().tryAcquire(now, settings.random)) {
+      GiveUp g = GiveUp.throttled(facts(now), guards.throttle().describe(now));
+      permitHeld = false;
+      guards.breaker().releasePermission();
       failure = giveUp(g);
       return false;
     }
-    if (x.breaker != null) {
-      long refusal = x.breaker.tryAcquirePermission(now);
-      if (refusal != 0) {
-        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-        g.detail = "nothing sent; next probe in " + Durations.format(refusal);
-        g.retryAt = wallClockIn(refusal);
-        failure = giveUp(g);
-        return false;
-      }
-      permitHeld = true;
-    }
-    if (x.throttle != null && !x.throttle.tryAcquire(now, x.random)) {
-      GiveUp g = facts(RelentException.Reason.THROTTLED, now);
-      g.detail =
-          "refused here by adaptive throttling, nothing sent (" + x.throttle.describe(now) + ")";
-      if (permitHeld) {
-        permitHeld = false;
-        x.breaker.releasePermission();
-      }
-      failure = giveUp(g);
+    refusal = scoped.admit(now);
+    if (refusal != 0) {
+      releaseGuards();
+      failure =
+          giveUp(
+              GiveUp.scopeCircuitOpen(
+                  facts(now), scoped.refusingBreaker(), refusal, wallClockIn(refusal)));
       return false;
-    }
-    if (scoped != null) {
-      long refusal = scoped.admit(now);
-      if (refusal != 0) {
-        releaseGuards();
-        GiveUp g = facts(RelentException.Reason.CIRCUIT_OPEN, now);
-        g.detail =
-            scoped.refusingBreaker()
-                + " is open: nothing sent; next probe in "
-                + Durations.format(refusal);
-        g.retryAt = wallClockIn(refusal);
-        failure = giveUp(g);
-        return false;
-      }
     }
     return true;
   }
@@ -300,31 +304,18 @@ class Execution<R> implements AttemptContext {
    * until then, {@link #deferred} is set, and the caller asks again after it.
    */
   final long pace(long now) {
-    long defer = x.pacer == null ? 0 : x.pacer.deferNanos(now);
-    if (scoped != null) {
-      defer = Math.max(defer, scoped.deferNanos(now));
-    }
+    long defer = Math.max(guards.pacer().deferNanos(now), scoped.deferNanos(now));
     deferred = defer > 0 && defer < deadlineAt - now;
     if (deferred) {
       return defer;
     }
-    if (scoped != null) {
+    if (scoped.named()) {
       return paced(now, scoped.reserve(now, deadlineAt - now - 1));
     }
-    if (x.pacer == null) {
-      return 0;
-    }
     long left = deadlineAt - now;
-    long wait = x.pacer.tryAcquire(now, left - 1);
+    long wait = guards.pacer().tryAcquire(now, left - 1);
     if (wait < 0) {
-      GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
-      g.detail =
-          "the pacer's next start is in "
-              + Durations.format(-wait)
-              + ", past the deadline ("
-              + Durations.format(left)
-              + " left)";
-      g.allowedWaitNanos = left;
+      GiveUp g = GiveUp.pacerPastDeadline(facts(now), -wait, left);
       releaseGuards();
       failure = giveUp(g);
       return FAILED;
@@ -337,11 +328,11 @@ class Execution<R> implements AttemptContext {
 
   /**
    * After a wait that {@link #pace} asked for: reserves the starts of the scopes' pacers not yet
-   * reserved (each is asked only once the waits before it are over, see {@link ScopedGuards}); the
+   * reserved (each is asked only once the waits before it are over, see {@link CallScopes}); the
    * wait before the next step, 0 to start now, or {@link #FAILED}.
    */
   final long paceRest(long now) {
-    if (scoped == null || !scoped.pacing()) {
+    if (!scoped.pacing()) {
       return 0;
     }
     return paced(now, scoped.reserveRest(now, deadlineAt - now - 1));
@@ -363,9 +354,6 @@ class Execution<R> implements AttemptContext {
    * 0 if none, {@link #FAILED} if it outlasts the deadline.
    */
   final long pauseLeft(long now) {
-    if (scoped == null) {
-      return 0;
-    }
     long left = scoped.pauseLeft(now);
     if (left <= 0) {
       return 0;
@@ -374,10 +362,7 @@ class Execution<R> implements AttemptContext {
   }
 
   private long scopeRefusal(long now, long neededNanos) {
-    GiveUp g = facts(RelentException.Reason.RATE_LIMIT_WAIT, now);
-    g.detail = scoped.refusal(deadlineAt - now);
-    g.allowedWaitNanos = deadlineAt - now;
-    g.retryAt = wallClockIn(neededNanos);
+    GiveUp g = scoped.refusal(facts(now), deadlineAt - now, wallClockIn(neededNanos));
     releaseGuards();
     failure = giveUp(g);
     return FAILED;
@@ -389,28 +374,24 @@ class Execution<R> implements AttemptContext {
    * that callers released by a pause start spread out at the learned rate, not together.
    */
   final boolean pausedSinceReserved(long now) {
-    if (scoped != null) {
+    if (scoped.named()) {
       return scoped.pausedSinceReserved(now);
     }
-    Pacer pacer = x.pacer;
-    return pacer != null && pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
+    Pacer pacer = guards.pacer();
+    return pacer.holdsReservedStarts() && pacer.pausedUntilNanos() > now;
   }
 
   /** Counts the attempt about to start and fixes its time limit. */
   final void begin(long now) {
     attempts++;
     if (attempts == 1) {
-      x.firstAttempts.increment();
-      if (x.budget != null) {
-        x.budget.recordFirstAttempt(now);
-      }
-      if (scoped != null) {
-        scoped.recordFirstAttempt(now);
-      }
+      executor.countFirstAttempt();
+      guards.budget().recordFirstAttempt(now);
+      scoped.recordFirstAttempt(now);
     } else {
-      x.retries.increment();
+      executor.countRetry();
     }
-    attemptTimeoutNanos = Math.max(1L, Math.min(x.attemptTimeoutNanos, deadlineAt - now));
+    attemptTimeoutNanos = Math.max(1L, Math.min(settings.attemptTimeoutNanos, deadlineAt - now));
     attemptStartNanos = now;
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT_STARTED, -1, null, null));
@@ -425,12 +406,11 @@ class Execution<R> implements AttemptContext {
    *     bookkeeping so that a success costs no further clock read
    */
   final long onOutcome(R result, Throwable thrown, long attemptStart) {
-    Verdict verdict = x.classifier.classify(result, thrown);
-    ServerHint hint = x.hints == null ? null : x.hints.extract(result, thrown);
+    Verdict verdict = settings.classifier.classify(result, thrown);
+    ServerHint hint = settings.hints.extract(result, thrown);
     lastResult = result;
     lastFailure = thrown;
     lastVerdict = verdict;
-    unsettledAt = attemptStart;
     if (verdict.kind() == Verdict.Kind.SUCCESS) {
       unsettled = CALL_SUCCEEDED;
     } else if (verdict.isDownstreamFailure() && (hint == null || !hint.pausesAll())) {
@@ -439,19 +419,15 @@ class Execution<R> implements AttemptContext {
       // The caller's problem (a 4xx), or the server pacing the caller (a 429): not its failure.
       unsettled = CALL_NEUTRAL;
     }
-    if (scoped != null) {
-      if (hint != null && hint.pausesAll()) {
-        // The scope the answer belongs to pauses, not every call of the executor; the server's
-        // wait counts from its answer, which came after the attempt began.
-        scoped.pause(result, thrown, hint, attemptStart, x.ticker.read());
-      }
-      scoped.feed(result, thrown, verdict, hint, attemptStart);
+    if (hint != null && hint.pausesAll()) {
+      // The scope the answer belongs to pauses, not every call of the executor; the server's wait
+      // counts from its answer, which came after the attempt began.
+      scoped.pause(result, thrown, hint, attemptStart);
     }
-    if (x.pacer != null) {
-      feedPacer(verdict, hint, attemptStart);
-    }
-    if (x.throttle != null && !verdict.isDownstreamFailure()) {
-      x.throttle.onAccepted(attemptStart);
+    scoped.feed(result, thrown, verdict, hint, attemptStart);
+    feedPacer(verdict, hint, attemptStart);
+    if (!verdict.isDownstreamFailure()) {
+      guards.throttle().onAccepted(attemptStart);
     }
     if (observed()) {
       emit(event(RelentEvent.Type.ATTEMPT, -1, hint, null));
@@ -459,7 +435,7 @@ class Execution<R> implements AttemptContext {
     switch (verdict.kind()) {
       case SUCCESS:
         settleBreakers(true);
-        x.successes.increment();
+        executor.countSuccess();
         if (observed()) {
           emit(event(RelentEvent.Type.SUCCESS, -1, hint, null));
         }
@@ -477,7 +453,7 @@ class Execution<R> implements AttemptContext {
    * retried). A fixed-rate pacer ignores all but the pause; nothing here allocates.
    */
   private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
-    Pacer pacer = x.pacer;
+    Pacer pacer = guards.pacer();
     if (hint != null) {
       if (hint.hasQuota() || hint.policyQuotaOrNegative() > 0) {
         pacer.observeQuota(
@@ -487,16 +463,16 @@ class Execution<R> implements AttemptContext {
             hint.policyQuotaOrNegative(),
             hint.policyWindowNanosOrNegative());
       }
-      if (hint.pausesAll() && scoped == null) {
+      if (hint.pausesAll() && !scoped.named()) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         // The server's wait counts from its answer.
-        pacer.pauseUntil(Nanos.saturatedAdd(x.ticker.read(), hint.waitNanos()));
+        pacer.pauseUntil(Nanos.saturatedAdd(settings.ticker.read(), hint.waitNanos()));
       }
     }
     if (verdict.kind() != Verdict.Kind.RETRY) {
       pacer.onAccepted(attemptStart);
     } else if (hint != null && hint.pausesAll() && !hint.isQuotaExhausted()) {
-      pacer.onThrottled(attemptStart, x.ticker.read());
+      pacer.onThrottled(attemptStart, settings.ticker.read());
     }
   }
 
@@ -517,16 +493,14 @@ class Execution<R> implements AttemptContext {
     if (permitHeld) {
       permitHeld = false;
       if (outcome == CALL_SUCCEEDED) {
-        x.breaker.onSuccess(unsettledAt);
+        guards.breaker().onSuccess(attemptStartNanos);
       } else if (outcome == CALL_FAILED) {
-        x.breaker.onFailure(unsettledAt);
+        guards.breaker().onFailure(attemptStartNanos);
       } else {
-        x.breaker.releasePermission();
+        guards.breaker().releasePermission();
       }
     }
-    if (scoped != null) {
-      scoped.record(outcome, unsettledAt);
-    }
+    scoped.record(outcome, attemptStartNanos);
   }
 
   private long abort(Throwable thrown) {
@@ -534,19 +508,19 @@ class Execution<R> implements AttemptContext {
     if (thrown == null && lastVerdict.rejectsResult()) {
       // A result that is not the answer: the call fails here, so that every observer hears the
       // outcome the caller gets; the exception carries the result.
-      failure = giveUp(facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read()));
+      failure = giveUp(GiveUp.notRetryable(facts(settings.ticker.read())));
       return FAILED;
     }
     if (thrown == null) {
       // A result the policy stops at is handed back to the caller as it is.
-      x.successes.increment();
+      executor.countSuccess();
       if (observed()) {
         emit(event(RelentEvent.Type.SUCCESS, -1, null, null));
       }
       return DONE;
     }
     if (thrown instanceof RuntimeException) {
-      x.countPlainFailure();
+      executor.countPlainFailure();
       failure = (RuntimeException) thrown;
       if (observed()) {
         emit(event(RelentEvent.Type.FAILURE, -1, null, null));
@@ -555,8 +529,8 @@ class Execution<R> implements AttemptContext {
     }
     GiveUp g =
         thrown instanceof InterruptedException
-            ? facts(RelentException.Reason.INTERRUPTED, x.ticker.read())
-            : facts(RelentException.Reason.NOT_RETRYABLE, x.ticker.read());
+            ? GiveUp.interruptedAttempt(facts(settings.ticker.read()))
+            : GiveUp.notRetryable(facts(settings.ticker.read()));
     if (thrown instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
@@ -564,87 +538,40 @@ class Execution<R> implements AttemptContext {
     return FAILED;
   }
 
+  /**
+   * Step 3 of a call, for a retryable outcome (docs/core.md): the wait is {@code max(backoff,
+   * server wait + spread)}. Before any waiting the call fails now if the retries are used up, the
+   * quota is exhausted, the server asked for more than the longest server wait allowed or than the
+   * deadline leaves, the wait would pass the deadline, or a retry budget is spent. Otherwise the
+   * wait before the next attempt, the breakers' permits freed.
+   */
   private long planRetry(ServerHint hint) {
-    long now = x.ticker.read();
-    if (attempts > x.config.maxRetries()) {
-      GiveUp g = facts(RelentException.Reason.RETRIES_EXHAUSTED, now);
-      g.detail =
-          x.config.maxRetries() == 0
-              ? "no retry allowed (max retries 0)"
-              : "all " + x.config.maxRetries() + " retries used";
-      return fail(g);
+    long now = settings.ticker.read();
+    if (attempts > settings.maxRetries) {
+      return fail(GiveUp.retriesExhausted(facts(now), settings.maxRetries));
     }
     if (hint != null && hint.isQuotaExhausted()) {
-      GiveUp g = facts(RelentException.Reason.QUOTA_EXHAUSTED, now);
-      g.serverWaitNanos = hint.waitNanos();
-      g.retryAt = hint.resetAt().orElseGet(() -> wallClockIn(hint.waitNanos()));
-      g.detail =
-          hint.source()
-              + ": the quota resets in "
-              + Durations.format(hint.waitNanos())
-              + "; waiting a while will not help";
-      return fail(g);
+      return fail(GiveUp.quotaExhausted(facts(now), hint, resetAt(hint)));
     }
     long left = deadlineAt - now;
-    long backoff = x.config.backoff().delayNanos(attempts, prevDelayNanos, x.random.nextDouble());
-    long wait = backoff;
-    if (hint != null) {
-      long asked = hint.waitNanos();
-      long allowed = Math.min(x.maxServerWaitNanos, left);
-      if (asked > x.maxServerWaitNanos || asked >= left) {
-        GiveUp g = facts(RelentException.Reason.SERVER_WAIT_TOO_LONG, now);
-        g.serverWaitNanos = asked;
-        g.allowedWaitNanos = Math.max(0L, allowed);
-        g.retryAt = wallClockIn(asked);
-        g.detail =
-            "server asked to wait "
-                + Durations.format(asked)
-                + " ("
-                + hint.source()
-                + "), more than the "
-                + Durations.format(Math.max(0L, allowed))
-                + (asked > x.maxServerWaitNanos ? " allowed" : " left of the deadline");
-        return fail(g);
-      }
-      // The server's wait is a minimum; the spread keeps clients released together apart, but
-      // never pushes a wait that fits past the deadline.
-      long spread = (long) (asked * x.config.serverWaitSpread() * x.random.nextDouble());
-      long hinted = Math.min(Nanos.saturatedAdd(asked, spread), Math.max(asked, left - 1));
-      wait = Math.max(backoff, hinted);
-      serverWait = hinted > backoff;
-    } else {
-      serverWait = false;
+    long backoff = nextBackoff();
+    if (hint != null && tooLong(hint.waitNanos(), left)) {
+      return fail(
+          GiveUp.serverWaitTooLong(
+              facts(now), hint, settings.maxServerWaitNanos, left, wallClockIn(hint.waitNanos())));
     }
+    long wait = hint == null ? backoff : Math.max(backoff, withSpread(hint.waitNanos(), left));
     if (wait >= left) {
-      GiveUp g = facts(RelentException.Reason.DEADLINE, now);
-      g.allowedWaitNanos = Math.max(0L, left);
-      g.detail =
-          "the next wait of "
-              + Durations.format(wait)
-              + " would pass the "
-              + Durations.format(x.deadlineNanos)
-              + " deadline ("
-              + Durations.format(Math.max(0L, left))
-              + " left)";
-      return fail(g);
+      return fail(GiveUp.waitPastDeadline(facts(now), wait, settings.deadlineNanos, left));
     }
-    if (x.budget != null && !x.budget.tryAcquireRetry(now)) {
-      GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-      g.budgetAvailable = x.budget.available(now);
-      g.budgetLimit = x.budget.limit(now);
-      g.detail = "retries already add as much load as allowed";
-      return fail(g);
+    if (!guards.budget().tryAcquireRetry(now)) {
+      return fail(GiveUp.budgetSpent(facts(now), guards.budget(), now));
     }
-    if (scoped != null) {
-      RetryBudget spent = scoped.tryAcquireRetry(now);
-      if (spent != null) {
-        GiveUp g = facts(RelentException.Reason.RETRY_BUDGET, now);
-        g.budgetAvailable = spent.available(now);
-        g.budgetLimit = spent.limit(now);
-        g.detail = "retries of " + scoped.scopeOf(spent) + " already add as much load as allowed";
-        return fail(g);
-      }
+    RetryBudget spent = scoped.tryAcquireRetry(now);
+    if (spent != null) {
+      return fail(GiveUp.scopeBudgetSpent(facts(now), scoped.scopeOf(spent), spent, now));
     }
+    serverWait = wait > backoff;
     prevDelayNanos = backoff;
     settleBreakers(false);
     if (observed()) {
@@ -653,88 +580,105 @@ class Execution<R> implements AttemptContext {
     return wait;
   }
 
+  /** The policy's backoff before the retry about to be planned; draws one random number. */
+  private long nextBackoff() {
+    return settings.backoff.delayNanos(attempts, prevDelayNanos, settings.random.nextDouble());
+  }
+
+  /** Whether a server wait is more than allowed, or does not fit in the {@code left} deadline. */
+  private boolean tooLong(long askedNanos, long left) {
+    return askedNanos > settings.maxServerWaitNanos || askedNanos >= left;
+  }
+
+  /**
+   * A server's wait with the spread added: the server's wait is a minimum; the spread keeps clients
+   * released together apart, but never pushes a wait that fits past the deadline. Draws one random
+   * number.
+   */
+  private long withSpread(long askedNanos, long left) {
+    long spread = (long) (askedNanos * settings.serverWaitSpread * settings.random.nextDouble());
+    return Math.min(Nanos.saturatedAdd(askedNanos, spread), Math.max(askedNanos, left - 1));
+  }
+
+  /** When an exhausted quota resets: the server's time if it gave one, else its wait from now. */
+  private Instant resetAt(ServerHint hint) {
+    return hint.resetAt().orElseGet(() -> wallClockIn(hint.waitNanos()));
+  }
+
   private long fail(GiveUp g) {
     failure = giveUp(g);
     return FAILED;
   }
 
-  /** The facts every refusal shares: attempts, elapsed time, the last outcome and its rule. */
-  final GiveUp facts(RelentException.Reason reason, long now) {
-    GiveUp g = new GiveUp(reason);
-    g.attempts = attempts;
-    g.elapsedNanos = Math.max(0L, now - startNanos);
-    if (lastVerdict != null) {
-      g.lastOutcome = x.describer.describe(lastResult, lastFailure);
-      g.lastRule = lastVerdict.toString();
-      g.lastResult = lastResult;
-      g.failure = lastFailure;
+  /** The facts every give-up shares: attempts, elapsed time, the last outcome and its rule. */
+  final GiveUp.Facts facts(long now) {
+    long elapsed = Math.max(0L, now - startNanos);
+    if (lastVerdict == null) {
+      return new GiveUp.Facts(attempts, elapsed, null, null, null, null);
     }
-    return g;
+    return new GiveUp.Facts(
+        attempts,
+        elapsed,
+        settings.describer.describe(lastResult, lastFailure),
+        lastVerdict.toString(),
+        lastResult,
+        lastFailure);
   }
 
   /** Builds the exception, counts it and tells the listeners. */
   final RelentException giveUp(GiveUp g) {
     // A give-up decided on an attempt's outcome ends the call with it (before anyone hears of it).
     settleBreakers(true);
-    if (scoped != null && scoped.pausedByThisCall != null) {
-      g.detail = (g.detail == null ? "" : g.detail + "; ") + scoped.pausedByThisCall;
+    if (scoped.pausedByThisCall != null) {
+      g.alsoPaused(scoped.pausedByThisCall, scoped.pausedForNanos);
     }
     RelentException e = g.toException();
-    x.failures[g.reason.ordinal()].increment();
+    executor.countGiveUp(g.reason);
     if (observed()) {
       emit(event(RelentEvent.Type.FAILURE, -1, null, e));
     }
     return e;
   }
 
+  /** The executor's concurrency limit had no slot free within the deadline. */
   final GiveUp concurrencyRefusal(long now) {
-    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
-    g.detail =
-        "no concurrency slot of "
-            + x.limit.maxConcurrent()
-            + " came free within the "
-            + Durations.format(x.deadlineNanos)
-            + " deadline";
-    return g;
+    return GiveUp.noSlot(facts(now), guards.limit().maxConcurrent(), settings.deadlineNanos);
   }
 
   /** A scope's concurrency limit had no slot free within the deadline. */
   final GiveUp scopeSlotRefusal(long now) {
-    GiveUp g = facts(RelentException.Reason.CONCURRENCY_LIMIT, now);
-    g.detail = scoped.slotRefusal(x.deadlineNanos);
-    return g;
+    return scoped.slotRefusal(facts(now), settings.deadlineNanos);
   }
 
+  /** The thread was interrupted while waiting. */
   final GiveUp interrupted(long now) {
-    GiveUp g = facts(RelentException.Reason.INTERRUPTED, now);
-    g.detail = "no further attempt is made";
-    return g;
+    return GiveUp.interruptedWaiting(facts(now));
   }
 
   final Instant wallClockIn(long nanos) {
     long millis = TimeUnit.NANOSECONDS.toMillis(nanos);
-    long base = x.clock.millis();
+    long base = settings.clock.millis();
     return Instant.ofEpochMilli(
         base > Long.MAX_VALUE - millis ? Long.MAX_VALUE / 2 : base + millis);
   }
 
   /** Whether anybody listens to this call: an executor-wide listener or the call's own. */
   final boolean observed() {
-    return callListener != null || x.observed();
+    return callListener != null || executor.observed();
   }
 
   final void emit(RelentEvent<R> event) {
-    x.emit(event, callListener);
+    executor.emit(event, callListener);
   }
 
   final RelentEvent<R> event(
       RelentEvent.Type type, long waitNanos, ServerHint hint, RelentException exception) {
-    long now = x.ticker.read();
+    long now = settings.ticker.read();
     boolean started = type == RelentEvent.Type.ATTEMPT_STARTED;
     String outcomeClass =
         started || lastVerdict == null
             ? OutcomeDescriber.NO_CLASS
-            : x.describer.outcomeClass(lastResult, lastFailure);
+            : settings.describer.outcomeClass(lastResult, lastFailure);
     return new RelentEvent<>(
         type,
         attempts,
@@ -752,13 +696,11 @@ class Execution<R> implements AttemptContext {
   }
 
   final void releaseSlot() {
-    if (scoped != null) {
-      scoped.releaseSlots();
-    }
+    scoped.releaseSlots();
     ConcurrencyLimit.Permit held = slot;
     if (held == TAKEN_AT_ONCE) {
       slot = null;
-      x.limit.releaseSlot();
+      guards.limit().releaseSlot();
     } else if (held != null) {
       slot = null;
       held.release();
@@ -769,11 +711,9 @@ class Execution<R> implements AttemptContext {
   void releaseGuards() {
     if (permitHeld) {
       permitHeld = false;
-      x.breaker.releasePermission();
+      guards.breaker().releasePermission();
     }
-    if (scoped != null) {
-      scoped.release();
-    }
+    scoped.release();
     releaseSlot();
   }
 
@@ -791,6 +731,6 @@ class Execution<R> implements AttemptContext {
 
   @Override
   public final long elapsedNanos() {
-    return Math.max(0L, x.ticker.read() - startNanos);
+    return Math.max(0L, settings.ticker.read() - startNanos);
   }
 }

@@ -7,12 +7,7 @@ import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
-import dev.relent.internal.Nanos;
-import dev.relent.time.Clock;
-import dev.relent.time.RandomSource;
-import dev.relent.time.Scheduler;
-import dev.relent.time.Sleeper;
-import dev.relent.time.Ticker;
+import dev.relent.internal.chain.GuardChain;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
@@ -26,27 +21,19 @@ import java.util.concurrent.atomic.LongAdder;
  * decision so that the two modes cannot drift apart.
  */
 final class RelentExecutorImpl<R> implements RelentExecutor<R> {
-  final RetryPolicy policy;
-  final RetryPolicyConfig config;
-  final OutcomeClassifier<R> classifier;
-  final OutcomeDescriber<R> describer;
-  final CircuitBreaker breaker;
-  final RetryBudget budget;
-  final Pacer pacer;
-  final AdaptiveThrottle throttle;
-  final ConcurrencyLimit limit;
-  final GuardRegistry registry;
-  final PauseTarget<R> pauseTarget;
-  final Ticker ticker;
-  final Clock clock;
-  final Sleeper sleeper;
-  final Scheduler scheduler;
-  final RandomSource random;
-  final HintExtractor<R> hints;
-  final List<RelentListener<R>> listeners;
-  final long deadlineNanos;
-  final long attemptTimeoutNanos;
-  final long maxServerWaitNanos;
+  private final RetryPolicy policy;
+  private final CircuitBreaker breaker;
+  private final RetryBudget budget;
+  private final Pacer pacer;
+  private final AdaptiveThrottle throttle;
+  private final ConcurrencyLimit limit;
+  private final List<RelentListener<R>> listeners;
+
+  /** The guards every call passes, absent ones as no-ops. */
+  final GuardChain guards;
+
+  /** The limits, judges and time sources every call decides by. */
+  final ExecutionSettings<R> settings;
 
   /**
    * One synchronous execution per thread, reused so that a call that succeeds allocates nothing. It
@@ -56,33 +43,29 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
    */
   private final ThreadLocal<Execution<R>> perThread = new ThreadLocal<>();
 
-  final LongAdder firstAttempts = new LongAdder();
-  final LongAdder retries = new LongAdder();
-  final LongAdder successes = new LongAdder();
-  final LongAdder[] failures = new LongAdder[RelentException.Reason.values().length + 1];
+  private final LongAdder firstAttempts = new LongAdder();
+  private final LongAdder retries = new LongAdder();
+  private final LongAdder successes = new LongAdder();
+  private final LongAdder[] failures = new LongAdder[RelentException.Reason.values().length + 1];
 
   RelentExecutorImpl(RelentExecutor.Builder<R> b, OutcomeClassifier<R> classifier) {
     policy = b.policy;
-    config = b.policy.config();
-    this.classifier = classifier;
-    describer = b.outcomeDescriber;
     breaker = b.breaker;
     budget = b.budget;
     pacer = b.pacer;
     throttle = b.throttle;
     limit = b.limit;
-    registry = b.registry;
-    pauseTarget = b.pauseTarget;
-    ticker = b.time.ticker();
-    clock = b.time.clock();
-    sleeper = b.time.sleeper();
-    scheduler = b.time.scheduler();
-    random = b.time.random();
-    hints = b.hintExtractor;
     listeners = List.copyOf(b.listeners);
-    deadlineNanos = Nanos.saturatedNanos(config.deadline());
-    attemptTimeoutNanos = Nanos.saturatedNanos(config.attemptTimeout());
-    maxServerWaitNanos = config.maxServerWait().map(Nanos::saturatedNanos).orElse(deadlineNanos);
+    guards = new GuardChain(breaker, throttle, limit, pacer, budget);
+    settings =
+        new ExecutionSettings<>(
+            b.policy.config(),
+            classifier,
+            b.outcomeDescriber,
+            b.hintExtractor,
+            b.pauseTarget,
+            b.registry,
+            b.time);
     for (int i = 0; i < failures.length; i++) {
       failures[i] = new LongAdder();
     }
@@ -120,7 +103,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     if (scopes.isEmpty()) {
       return null;
     }
-    if (registry == null) {
+    if (settings.registry == null) {
       throw new IllegalStateException(
           "the call names scopes "
               + scopes
@@ -134,7 +117,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
       ContextualSupplier<? extends R> contextual,
       RelentListener<R> listener,
       List<Scope> scopes) {
-    long now = ticker.read();
+    long now = settings.ticker.read();
     Execution<R> execution = perThread.get();
     if (execution == null) {
       execution = new Execution<>(this, now);
@@ -153,7 +136,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   @Override
   public CompletableFuture<R> getAsync(AsyncSupplier<? extends R> attempt) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, null, null).start();
+    return new AsyncExecution<>(this, settings.ticker.read(), attempt, null, null).start();
   }
 
   @Override
@@ -161,7 +144,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
       AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     Objects.requireNonNull(listener, "listener cannot be null");
-    return new AsyncExecution<>(this, ticker.read(), attempt, listener, null).start();
+    return new AsyncExecution<>(this, settings.ticker.read(), attempt, listener, null).start();
   }
 
   @Override
@@ -169,12 +152,12 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
       List<Scope> scopes, AsyncSupplier<? extends R> attempt, RelentListener<R> listener) {
     Objects.requireNonNull(attempt, "attempt cannot be null");
     List<Scope> checked = checkScopes(scopes);
-    return new AsyncExecution<>(this, ticker.read(), attempt, listener, checked).start();
+    return new AsyncExecution<>(this, settings.ticker.read(), attempt, listener, checked).start();
   }
 
   @Override
   public Optional<GuardRegistry> registry() {
-    return Optional.ofNullable(registry);
+    return Optional.ofNullable(settings.registry);
   }
 
   @Override
@@ -214,6 +197,26 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
     // Failures the policy does not retry and that are returned or rethrown as they are.
     total += failures[failures.length - 1].sum();
     return new RelentCounters(firstAttempts.sum(), retries.sum(), successes.sum(), total, byReason);
+  }
+
+  /** Counts a call's first attempt. */
+  void countFirstAttempt() {
+    firstAttempts.increment();
+  }
+
+  /** Counts an attempt after the first. */
+  void countRetry() {
+    retries.increment();
+  }
+
+  /** Counts a call that returned a result. */
+  void countSuccess() {
+    successes.increment();
+  }
+
+  /** Counts a call that gave up for {@code reason}. */
+  void countGiveUp(RelentException.Reason reason) {
+    failures[reason.ordinal()].increment();
   }
 
   /** Counts a final failure that is not a RelentException (an unchecked failure, rethrown). */
@@ -258,7 +261,7 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
         + throttle
         + ", limit="
         + limit
-        + (registry == null ? "" : ", scopes=" + registry)
+        + (settings.registry == null ? "" : ", scopes=" + settings.registry)
         + "]";
   }
 }

@@ -8,16 +8,18 @@ import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.internal.Nanos;
+import dev.relent.internal.chain.GuardChain;
 import dev.relent.time.Durations;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The guards of one operation's scopes, taken from the executor's {@link GuardRegistry} when the
- * operation starts (a scope evicted meanwhile keeps serving it), with what the operation holds of
- * them.
+ * The scopes of one call: the guards of each (a {@link ScopeGuards} per scope), taken from the
+ * executor's {@link GuardRegistry} when the operation starts (a scope evicted meanwhile keeps
+ * serving it), with what the operation holds of them.
  *
  * <p>Pacing with several pacers (each scope's, narrowest first, then the executor's own): every
  * pause is waited out first, then a start is reserved with one pacer after the other, each at the
@@ -33,10 +35,15 @@ import java.util.Optional;
  * (the one it would pause), an answer that is not a throttle to the pacer of every scope of the
  * call, so that an adaptive pacer of a scope learns that scope's rate and no other's.
  *
- * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}.
+ * <p>Allocated per operation, only for a call with scopes; confined like its {@link Execution}. A
+ * call that names no scope has {@link #NONE}, the one {@link None}: it holds nothing, finds nothing
+ * to take, refuse, pause or feed, and is shared (it has no state to write).
  */
-final class ScopedGuards {
-  private final RelentExecutorImpl<?> x;
+sealed class CallScopes permits CallScopes.None {
+  /** The scopes of a call that names none. */
+  static final CallScopes NONE = new None();
+
+  private final ExecutionSettings<?> settings;
   private final List<Scope> scopes;
   private final ScopeGuards[] guards;
   private final Pacer[] pacers;
@@ -69,20 +76,41 @@ final class ScopedGuards {
   private int refusingPacer = -1;
   private long refusedWait;
 
-  /** What this call paused, for its own give-up message; null if nothing. */
-  String pausedByThisCall;
+  /** The scopes this call paused, for its own give-up message; null if none. */
+  List<Scope> pausedByThisCall;
 
-  ScopedGuards(RelentExecutorImpl<?> x, List<Scope> scopes, long now) {
-    this.x = x;
+  /** How long this call paused {@link #pausedByThisCall} for. */
+  long pausedForNanos;
+
+  /** For {@link None}: no scope, nothing held. */
+  private CallScopes() {
+    settings = null;
+    scopes = List.of();
+    guards = new ScopeGuards[0];
+    pacers = new Pacer[0];
+    pacerScopes = new Scope[0];
+    scopePacers = new Pacer[0];
+    reserved = new long[0];
+    breakers = new CircuitBreaker[0];
+    permits = new boolean[0];
+    budgets = new RetryBudget[0];
+    limits = new ConcurrencyLimit[0];
+    limitScopes = new Scope[0];
+    slotsAtOnce = new boolean[0];
+    slotPermits = new ConcurrencyLimit.Permit[0];
+  }
+
+  CallScopes(GuardChain chain, ExecutionSettings<?> settings, List<Scope> scopes, long now) {
+    this.settings = settings;
     this.scopes = scopes;
     int n = scopes.size();
     guards = new ScopeGuards[n];
-    int pacerCount = x.pacer == null ? 0 : 1;
+    int pacerCount = chain.paced() ? 1 : 0;
     int breakerCount = 0;
     int budgetCount = 0;
     int limitCount = 0;
     for (int i = 0; i < n; i++) {
-      guards[i] = x.registry.guards(scopes.get(i), now);
+      guards[i] = settings.registry.guards(scopes.get(i), now);
       pacerCount += guards[i].pacer().isPresent() ? 1 : 0;
       breakerCount += guards[i].circuitBreaker().isPresent() ? 1 : 0;
       budgetCount += guards[i].retryBudget().isPresent() ? 1 : 0;
@@ -112,8 +140,8 @@ final class ScopedGuards {
         pacerScopes[p++] = guards[i].scope();
       }
     }
-    if (x.pacer != null) {
-      pacers[p] = x.pacer;
+    if (chain.paced()) {
+      pacers[p] = chain.pacer();
     }
     next = pacers.length;
     for (ScopeGuards g : guards) {
@@ -176,14 +204,14 @@ final class ScopedGuards {
     }
   }
 
-  /** The scope whose breaker refused, for the message. */
-  String refusingBreaker() {
+  /** The scope whose breaker refused, for the message; null if none is open any more. */
+  Scope refusingBreaker() {
     for (ScopeGuards g : guards) {
       if (g.circuitBreaker().isPresent() && g.circuitBreaker().get().nextProbeIn().isPresent()) {
-        return "the circuit breaker of " + g.scope();
+        return g.scope();
       }
     }
-    return "a scope's circuit breaker";
+    return null;
   }
 
   // ---------------------------------------------------------------- concurrency limits
@@ -203,7 +231,7 @@ final class ScopedGuards {
         slotsAtOnce[i] = true;
         continue;
       }
-      long left = until - x.ticker.read();
+      long left = until - settings.ticker.read();
       Optional<ConcurrencyLimit.Permit> permit;
       try {
         permit = left > 0 ? limits[i].acquire(Duration.ofNanos(left)) : Optional.empty();
@@ -237,6 +265,14 @@ final class ScopedGuards {
       slotsAtOnce[i] = true;
     }
     return -1;
+  }
+
+  /**
+   * Whether the call names scopes: then the executor's pacer is reserved, and a pause for everyone
+   * set, through them; without, the execution asks the executor's pacer itself.
+   */
+  boolean named() {
+    return true;
   }
 
   /** Whether any scope of the call has a concurrency limit. */
@@ -273,16 +309,10 @@ final class ScopedGuards {
     }
   }
 
-  /** Which scope's limit had no slot free in time, for the message. */
-  String slotRefusal(long deadlineNanos) {
+  /** Gives up naming the scope whose limit had no slot free in time. */
+  GiveUp slotRefusal(GiveUp.Facts facts, long deadlineNanos) {
     int i = Math.max(0, refusingLimit);
-    return "no concurrency slot of "
-        + limitScopes[i]
-        + " ("
-        + limits[i].maxConcurrent()
-        + " at once) came free within the "
-        + Durations.format(deadlineNanos)
-        + " deadline";
+    return GiveUp.noScopeSlot(facts, limitScopes[i], limits[i].maxConcurrent(), deadlineNanos);
   }
 
   // ---------------------------------------------------------------- budgets
@@ -396,10 +426,11 @@ final class ScopedGuards {
     return defer;
   }
 
-  /** How long the longest pause of the scopes lasts from {@code now}; 0 if none. */
+  /**
+   * How long the longest pause of the scopes lasts from {@code now}; 0 if none. The scope paused
+   * longest is kept for {@link #refusal}; with no pause nothing is written.
+   */
   long pauseLeft(long now) {
-    refusingPause = null;
-    refusingPacer = -1;
     long left = 0;
     for (ScopeGuards g : guards) {
       long until = g.pausedUntilNanos();
@@ -421,48 +452,40 @@ final class ScopedGuards {
     }
   }
 
-  /** Why {@link #reserve} refused, naming the scope and what paused it. */
-  String refusal(long left) {
+  /**
+   * Gives up naming what made {@link #reserve} refuse: the scope and what paused it, or the pacer
+   * whose next start lies past the deadline, {@code left} away.
+   */
+  GiveUp refusal(GiveUp.Facts facts, long left, Instant retryAt) {
     if (refusingPause != null) {
-      ScopeGuards g = refusingPause;
-      StringBuilder m = new StringBuilder(160).append(g.scope()).append(" is paused for ");
-      m.append(Durations.format(g.pauseRemaining().toNanos()));
-      g.pausedUntil().ifPresent(u -> m.append(" more (until ").append(u).append(')'));
-      m.append(", past the deadline (")
-          .append(Durations.format(left))
-          .append(" left), by ")
-          .append(g.pauseCause().orElse("a pause"));
-      return m.append("; GuardRegistry.resume(scope) ends it").toString();
+      return GiveUp.scopePausedPastDeadline(facts, refusingPause, left, retryAt);
     }
-    String name =
-        refusingPacer < 0
-            ? "the pacer"
-            : pacerScopes[refusingPacer] == null
-                ? "the executor's pacer"
-                : "the pacer of " + pacerScopes[refusingPacer];
-    return name
-        + ": the next start is in "
-        + Durations.format(refusedWait)
-        + ", past the deadline ("
-        + Durations.format(left)
-        + " left)";
+    return GiveUp.scopePacerPastDeadline(
+        facts,
+        refusingPacer >= 0,
+        refusingPacer < 0 ? null : pacerScopes[refusingPacer],
+        refusedWait,
+        left,
+        retryAt);
   }
 
   /**
    * Pauses the scope the answer belongs to: until an exhausted quota resets (waiting a while will
    * not renew it, so every call fails at once, saying when), or for a rate limit's wait capped at
    * the longest server wait allowed, so that a hostile or mistaken wait never stalls the scope's
-   * calls longer than they would wait anyway. The wait counts from {@code answeredAt}, when the
-   * answer came: the server counts it from when it answered, not from when the attempt began.
+   * calls longer than they would wait anyway. The wait counts from now, when the answer came
+   * (called as it comes): the server counts it from when it answered, not from when the attempt
+   * began.
    */
-  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart, long answeredAt) {
+  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
+    long answeredAt = settings.ticker.read();
     long asked = hint.waitNanos();
-    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, x.maxServerWaitNanos);
-    if (pause <= 0 || scopes.isEmpty()) {
+    long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, settings.maxServerWaitNanos);
+    if (pause <= 0) {
       return; // a 429 without a wait pauses nothing: the backoff of this call alone decides
     }
     @SuppressWarnings("unchecked")
-    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
+    ExecutionSettings<R> typed = (ExecutionSettings<R>) settings;
     Scope target = scopes.get(target(result, thrown, hint));
     String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
     if (asked > pause) {
@@ -474,13 +497,10 @@ final class ScopedGuards {
               + " allowed";
     }
     long until = Nanos.saturatedAdd(answeredAt, pause);
-    List<Scope> paused = x.registry.pause(scopes, target, until, asked, cause, attemptStart);
+    List<Scope> paused = settings.registry.pause(scopes, target, until, asked, cause, attemptStart);
     if (!paused.isEmpty()) {
-      StringBuilder m = new StringBuilder("paused ");
-      for (int i = 0; i < paused.size(); i++) {
-        m.append(i == 0 ? "" : " and ").append(paused.get(i));
-      }
-      pausedByThisCall = m.append(" for ").append(Durations.format(pause)).toString();
+      pausedByThisCall = paused;
+      pausedForNanos = pause;
     }
   }
 
@@ -490,9 +510,8 @@ final class ScopedGuards {
    */
   private <R> int target(R result, Throwable thrown, ServerHint hint) {
     @SuppressWarnings("unchecked")
-    RelentExecutorImpl<R> typed = (RelentExecutorImpl<R>) x;
-    Scope.Kind kind =
-        typed.pauseTarget == null ? null : typed.pauseTarget.kindOf(result, thrown, hint);
+    ExecutionSettings<R> typed = (ExecutionSettings<R>) settings;
+    Scope.Kind kind = typed.pauseTarget.kindOf(result, thrown, hint);
     if (kind != null) {
       for (int i = 0; i < scopes.size(); i++) {
         if (scopes.get(i).kind() == kind) {
@@ -510,9 +529,6 @@ final class ScopedGuards {
    * fixed-rate pacer ignores all of it.
    */
   <R> void feed(R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {
-    if (scopes.isEmpty()) {
-      return;
-    }
     if (verdict.kind() != Verdict.Kind.RETRY) {
       for (Pacer p : scopePacers) {
         if (p != null) {
@@ -542,7 +558,83 @@ final class ScopedGuards {
           hint.policyWindowNanosOrNegative());
     }
     if (throttled) {
-      p.onThrottled(attemptStart, x.ticker.read());
+      p.onThrottled(attemptStart, settings.ticker.read());
     }
+  }
+
+  /**
+   * The scopes of a call that names none: every guard of a scope is absent, so each method answers
+   * as the checks it stands for would with nothing to check; the executor's own guards are asked by
+   * the execution itself.
+   */
+  static final class None extends CallScopes {
+    private None() {}
+
+    @Override
+    boolean named() {
+      return false;
+    }
+
+    @Override
+    long admit(long now) {
+      return 0;
+    }
+
+    @Override
+    void record(int outcome, long attemptStart) {}
+
+    @Override
+    void release() {}
+
+    @Override
+    boolean hasLimits() {
+      return false;
+    }
+
+    @Override
+    int tryAcquireSlots() {
+      return -1;
+    }
+
+    @Override
+    void releaseSlots() {}
+
+    @Override
+    void recordFirstAttempt(long now) {}
+
+    @Override
+    RetryBudget tryAcquireRetry(long now) {
+      return null;
+    }
+
+    @Override
+    boolean pacing() {
+      return false;
+    }
+
+    @Override
+    boolean pausedSinceReserved(long now) {
+      return false;
+    }
+
+    @Override
+    long deferNanos(long now) {
+      return 0;
+    }
+
+    @Override
+    long pauseLeft(long now) {
+      return 0;
+    }
+
+    @Override
+    void refund() {}
+
+    @Override
+    <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {}
+
+    @Override
+    <R> void feed(
+        R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {}
   }
 }
