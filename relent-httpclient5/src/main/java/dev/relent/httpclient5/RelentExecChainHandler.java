@@ -51,43 +51,24 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  * CloseableHttpClient client = relent.install(HttpClients.custom()).build();
  * }</pre>
  *
- * <p><b>Install it with {@link #install(HttpClientBuilder)}.</b> That calls {@code
- * disableAutomaticRetries()} — HttpClient's default {@code DefaultHttpRequestRetryStrategy}
- * re-sends idempotent requests after I/O errors and after 429 and 503, sleeping on its own, and
- * attempts would multiply across the two layers — and puts the handler where the retry element was:
- * before {@link ChainElement#PROTOCOL}, after redirects and content decompression. So every
- * redirect hop gets its own attempts, and authentication challenges are answered inside one
- * attempt.
+ * <p><b>Install it with {@link #install(HttpClientBuilder)}</b>: that disables HttpClient's own
+ * retries (its default strategy re-sends after I/O errors, 429 and 503, and attempts would
+ * multiply) and puts the handler where the retry element was, before {@link ChainElement#PROTOCOL}:
+ * every redirect hop gets its own attempts, authentication challenges are answered inside one.
  *
- * <p><b>Outcomes</b>, the same types as the JDK client's and the OkHttp interceptor's. A response
- * the table accepts or stops at (a 404) is returned as it is. A write without {@code
- * Idempotency-Key} that may have reached the server is not re-sent: {@link
- * NotRetriedWriteException}. A network fault the table does not retry is thrown as an {@link
- * HttpFaultException} whose cause is HttpClient's exception; a failure that is not a network fault
- * ({@code HttpException}, an unchecked exception) is thrown as it is. When the executor gives up,
- * its {@link RelentException} is thrown as it is (unchecked). An interrupted wait throws {@link
- * InterruptedIOException} with the interrupt flag set; a cancelled request stops before its next
- * attempt with {@code InterruptedIOException("Request aborted")}. {@link #callResult(HttpContext)}
- * tells the attempts, the key, the decision and the attempt records of the last call made with a
- * context.
- *
- * <p><b>Idempotency keys.</b> A request that already has an {@code Idempotency-Key} header keeps
- * it; {@link CallOptions} stored in the call's context ({@link #setOptions(HttpContext,
- * CallOptions)}) can give one, or a decision table of its own; {@link
- * Builder#withIdempotencyKeys(boolean)} keys every POST and PATCH. The key is set once, before the
- * first send, and every attempt carries it.
- *
- * <p><b>Resources and time.</b> Each attempt's response timeout and connection-request (pool)
- * timeout are the smaller of the request's own and {@link AttemptContext#timeoutNanos()} (the
- * attempt timeout or what is left of the deadline); HttpClient applies the response timeout to each
- * socket read, not to the exchange as a whole. The connect timeout is the connection manager's
- * ({@code ConnectionConfig}). A response the table would retry (or hold back) has its body read
- * into memory, at most {@link Builder#withMaxBufferedBody(int) 64 KiB} (more is cut and the
- * connection discarded), and is closed before the executor decides, so no connection is held while
- * waiting. A request whose entity is not repeatable cannot be sent twice: it is judged by {@link
- * DecisionTable#withoutResends()}, so only faults where nothing was sent are retried — wrap a
- * stream in a {@code BufferedHttpEntity} to make it retryable. For the async client, use {@link
- * RelentAsyncExecChainHandler}.
+ * <p>Contract, the same as the JDK client's and the OkHttp interceptor's: a response the table
+ * accepts or stops at is returned; a write without {@code Idempotency-Key} that may have reached
+ * the server is not re-sent ({@link NotRetriedWriteException}); a network fault the table does not
+ * retry is an {@link HttpFaultException}; a give-up is the executor's {@link RelentException}; an
+ * interrupted wait or a cancelled request is an {@link InterruptedIOException}. A key comes from
+ * the request's header, from {@link CallOptions} in the context ({@link #setOptions(HttpContext,
+ * CallOptions)}) or from {@link Builder#withIdempotencyKeys(boolean)}, and every attempt carries
+ * it. Each attempt's response and pool timeouts are bounded by {@link
+ * AttemptContext#timeoutNanos()}; a response that will be retried is read into memory (at most
+ * {@link Builder#withMaxBufferedBody(int) 64 KiB}) and closed before the wait; a request whose
+ * entity is not repeatable is judged by {@link DecisionTable#withoutResends()}. {@link
+ * #callResult(HttpContext)} tells what a call did. In full: docs/http.md. For the async client, use
+ * {@link RelentAsyncExecChainHandler}.
  *
  * <p>Thread-safe: build one per downstream and share it.
  */

@@ -50,42 +50,18 @@ import org.springframework.web.client.RestClientException;
  * <p>With the starter, {@link RelentRestClients#restClient(String)} does this from the properties
  * of a named client.
  *
- * <p><b>Outcomes.</b> A response the table accepts or stops at (a 404) is returned as it is, and
- * {@code RestClient} treats it as usual. Every give-up is a {@link RestClientException}, as every
- * other failure of {@code RestClient} and {@code RestTemplate} is, with Relent's exception as its
- * cause: when the executor gives up (retries run out, the deadline passes, the breaker is open, the
- * budget is spent), a {@code RestClientException} with the {@link RelentException}'s message; a
- * write without {@code Idempotency-Key} that may have reached the server ({@link
- * NotRetriedWriteException}) and a network fault the table does not retry ({@link
- * HttpFaultException}) are {@code IOException}s, which {@code RestClient} and {@code RestTemplate}
- * wrap in a {@code ResourceAccessException} (a {@code RestClientException}). {@link
- * #callResult(ClientHttpResponse)} tells the attempts, the key and the decision of a returned
- * response.
- *
- * <p><b>Idempotency keys.</b> A request with an {@code Idempotency-Key} header keeps it; a {@link
- * CallOptions} in the request attribute {@link #OPTIONS_ATTRIBUTE} ({@code
- * restClient.post().attribute(RelentRestInterceptor.OPTIONS_ATTRIBUTE, options)}) may give one or a
- * decision table of its own; {@link Builder#withIdempotencyKeys(boolean)} keys every POST and
- * PATCH. The key is chosen once, before the first send, and every attempt carries it.
- *
- * <p><b>Time.</b> Each attempt sets the request attribute {@link #ATTEMPT_TIMEOUT_ATTRIBUTE} to its
- * time limit (the attempt timeout or what is left of the deadline). The request factory of {@link
- * #requestFactory(java.net.http.HttpClient)} bounds the attempt by it; any other factory keeps its
- * own timeouts, and the deadline is then enforced between attempts only. A response the table would
- * retry (or hold back) has its body read into memory (at most {@link
- * Builder#withMaxBufferedBody(int) 64 KiB}) and is closed before the executor waits. Spring's own
- * retry support is not used: the JDK client underneath retries nothing but what the JDK does inside
- * one attempt (see {@code docs/http.md}).
- *
- * <p><b>The body is part of the attempt</b> for a request that may be re-sent (an idempotent
- * method, or one with a key): {@code RestClient} reads a body after the interceptor returned, so
- * the interceptor reads it first, inside the attempt, up to {@link
- * Builder#withAttemptBodyLimit(int)} (default <b>1 MiB</b>). A body that stalls past the attempt's
- * limit or breaks off then fails the attempt, which the table retries, instead of failing the
- * caller's read of a call counted a success. A body larger than the limit (by {@code
- * Content-Length}, or once the limit is read) streams to the caller after the attempt, as every
- * body of a write without a key does: the attempt covered its headers (and the bytes read), the
- * request factory's read timeout the rest, and a failure there is the caller's, not retried.
+ * <p>Contract: a response the table accepts or stops at (a 404) is returned as it is; every give-up
+ * is a {@link RestClientException} with Relent's exception as its cause ({@link RelentException}
+ * when the executor gives up; {@link NotRetriedWriteException} and {@link HttpFaultException} as
+ * {@code IOException}s, which Spring wraps in a {@code ResourceAccessException}). A request's
+ * {@code Idempotency-Key} header is kept, a {@link CallOptions} in the attribute {@link
+ * #OPTIONS_ATTRIBUTE} may give one, and every attempt carries the key chosen before the first send.
+ * Each attempt's time limit is in the attribute {@link #ATTEMPT_TIMEOUT_ATTRIBUTE}, which {@link
+ * #requestFactory(java.net.http.HttpClient)}'s factory applies (another factory keeps its own
+ * timeouts); for a request that may be re-sent, the body is read inside the attempt up to {@link
+ * Builder#withAttemptBodyLimit(int)} (default <b>1 MiB</b>), so a stalled or cut body is retried.
+ * {@link #callResult(ClientHttpResponse)} tells what a call did. The exceptions, time limits and
+ * body rules in full: docs/spring-boot.md, sections "Time limits" and "Outcomes".
  *
  * <p>Thread-safe: build one per downstream and share it.
  */
