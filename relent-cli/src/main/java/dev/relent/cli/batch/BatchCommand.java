@@ -245,7 +245,7 @@ public final class BatchCommand implements Callable<Integer> {
   private final Redactor redactor = Redactor.ofDefaults();
 
   /** The retry budget and breaker asked for, checked in {@link #call()}. */
-  private BatchRun.Guards guards = BatchRun.Guards.NONE;
+  private BatchSettings.Guards guards = BatchSettings.Guards.NONE;
 
   /**
    * Reads {@code --retry-budget} (a ratio, 0 to 1, or a percentage) or {@code --breaker} (a
@@ -288,7 +288,7 @@ public final class BatchCommand implements Callable<Integer> {
     BatchInput.Scan scan = BatchPlan.scan(cli, input, redactor, strict);
     // Connected before the journal is opened: a Redis that cannot be reached is a usage error
     // that leaves no file behind.
-    BatchRun.Shared sharing = sharedTarget == null ? null : share(cli, sharedTarget, scan);
+    BatchSettings.Shared sharing = sharedTarget == null ? null : share(cli, sharedTarget, scan);
     try {
       return journalAndRun(cli, cli.getErr(), cli.getOut(), scan, scopes, sharing);
     } finally {
@@ -308,7 +308,7 @@ public final class BatchCommand implements Callable<Integer> {
       UsageError.requirePositive(cli, "--batch-deadline", batchDeadline);
     }
     guards =
-        new BatchRun.Guards(
+        new BatchSettings.Guards(
             retryBudget == null ? null : ratio(cli, "--retry-budget", retryBudget, false),
             breaker == null ? null : ratio(cli, "--breaker", breaker, true));
     try {
@@ -349,7 +349,8 @@ public final class BatchCommand implements Callable<Integer> {
    * given one, or the first request's host); null, with the connection checked and closed, when the
    * input has no request to pace.
    */
-  private BatchRun.Shared share(CommandLine cli, BatchSharing.Target target, BatchInput.Scan scan) {
+  private BatchSettings.Shared share(
+      CommandLine cli, BatchSharing.Target target, BatchInput.Scan scan) {
     String name = account != null ? account : BatchSharing.accountOf(firstHost(cli, scan));
     if (name == null && scan.requests() > 0) {
       throw new UsageError(
@@ -362,7 +363,7 @@ public final class BatchCommand implements Callable<Integer> {
       redis.close();
       return null;
     }
-    return new BatchRun.Shared(redis, name);
+    return new BatchSettings.Shared(redis, name);
   }
 
   /** The host of the first request line, or null if there is none. */
@@ -381,7 +382,7 @@ public final class BatchCommand implements Callable<Integer> {
       PrintWriter out,
       BatchInput.Scan scan,
       HttpScopes scopes,
-      BatchRun.Shared sharing)
+      BatchSettings.Shared sharing)
       throws Exception {
     BatchJournal journal = null;
     if (journalFile != null) {
@@ -412,7 +413,7 @@ public final class BatchCommand implements Callable<Integer> {
       BatchInput.Scan scan,
       BatchJournal journal,
       HttpScopes scopes,
-      BatchRun.Shared sharing)
+      BatchSettings.Shared sharing)
       throws Exception {
     BatchPlan.Earlier earlier =
         journal == null || journal.created()
@@ -479,12 +480,12 @@ public final class BatchCommand implements Callable<Integer> {
       BatchInput.Requests requests,
       Writer results,
       HttpScopes scopes,
-      BatchRun.Shared sharing) {
+      BatchSettings.Shared sharing) {
     BatchJournal skip = earlier.finished() > 0 ? journal : null;
     BatchRun.Source todo =
         BatchRun.Source.of(requests, skip == null ? id -> false : skip::finished);
     return new BatchRun(
-        new BatchRun.Settings(
+        new BatchSettings(
             rate,
             concurrency,
             retry.policy(),
@@ -589,9 +590,9 @@ public final class BatchCommand implements Callable<Integer> {
    * The quota stops of a run as the journal's {@code end} record lists them, each with the run that
    * was told ({@code thisRun}, or the earlier one a stop was held over from).
    */
-  private static List<Map<String, Object>> journaled(List<BatchRun.QuotaStop> stops, int thisRun) {
+  private static List<Map<String, Object>> journaled(List<QuotaStop> stops, int thisRun) {
     List<Map<String, Object>> list = new ArrayList<>();
-    for (BatchRun.QuotaStop q : stops) {
+    for (QuotaStop q : stops) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("scope", q.scope().toString());
       m.put("until", q.until().map(Instant::toString).orElse(null));

@@ -242,7 +242,7 @@ public final class BatchDisplay {
     long unresolved = counts.open(Outcome.UNRESOLVED.slug());
     long notFinished = counts.notFinished() - unresolved;
     int requests = run.total();
-    BatchRun.Settings settings = run.settings();
+    BatchSettings settings = run.settings();
     Duration elapsed = Duration.ofNanos(run.timeline().elapsedNanos());
 
     out.printf(
@@ -304,7 +304,7 @@ public final class BatchDisplay {
     for (int i = 0; i < scopes.size(); i++) {
       row(out, i == 0 ? "paused scopes" : "", scopes.get(i));
     }
-    List<BatchRun.QuotaStop> stops = run.quotaStops();
+    List<QuotaStop> stops = run.quotaStops();
     for (int i = 0; i < stops.size(); i++) {
       row(out, i == 0 ? "quota stopped" : "", quotaStop(stops.get(i), run.clock()));
     }
@@ -320,7 +320,7 @@ public final class BatchDisplay {
     if (run.stopReason() != null) {
       out.println("stopped: " + run.stopDetail());
     } else {
-      for (BatchRun.QuotaStop q : stops) {
+      for (QuotaStop q : stops) {
         out.println("stopped: " + q.describe(run.clock()));
       }
     }
@@ -331,7 +331,7 @@ public final class BatchDisplay {
    * {@code endpoint GET h/a/{id}: until 2026-…Z (in 24 h 0 min), 19 requests not sent; by HTTP 429
    * with Retry-After: 86400}: a scope whose quota ran out, and what became of its requests.
    */
-  static String quotaStop(BatchRun.QuotaStop q, dev.relent.time.Clock clock) {
+  static String quotaStop(QuotaStop q, dev.relent.time.Clock clock) {
     long n = q.notSent();
     return q.scope()
         + ": "
@@ -417,7 +417,7 @@ public final class BatchDisplay {
    */
   static String pacer(BatchRun run) {
     Rate rate = run.settings().rate();
-    BatchRun.Shared shared = run.settings().shared();
+    BatchSettings.Shared shared = run.settings().shared();
     String where = shared == null ? "" : ", " + shared.describe();
     String head =
         rate == null
@@ -465,7 +465,7 @@ public final class BatchDisplay {
    * the one time the summary, the results and the journal give for it. Empty if none was.
    */
   static List<String> scopes(
-      GuardRegistry registry, List<BatchRun.QuotaStop> stops, dev.relent.time.Clock clock) {
+      GuardRegistry registry, List<QuotaStop> stops, dev.relent.time.Clock clock) {
     List<ScopeGuards> paused = new ArrayList<>();
     for (ScopeGuards g : registry.scopes()) {
       if (g.pauseCount() > 0) {
@@ -477,8 +477,8 @@ public final class BatchDisplay {
     for (ScopeGuards g : paused) {
       StringBuilder b = new StringBuilder().append(g.scope()).append(": paused ");
       b.append(g.pauseCount()).append(g.pauseCount() == 1 ? " time, " : " times, ");
-      BatchRun.QuotaStop stop = null;
-      for (BatchRun.QuotaStop q : stops) {
+      QuotaStop stop = null;
+      for (QuotaStop q : stops) {
         if (q.scope().equals(g.scope()) && q.until().isPresent()) {
           stop = q;
         }
@@ -559,7 +559,7 @@ public final class BatchDisplay {
 
   /** {@code 4 in flight (limit 4); average 0.69 by Little's law (8/s x 87 ms per attempt)}. */
   static String concurrency(BatchRun run) {
-    BatchRun.Settings settings = run.settings();
+    BatchSettings settings = run.settings();
     String peak =
         run.timeline().peakInFlight() + " in flight (limit " + settings.concurrency() + ")";
     long mean = run.timeline().meanAttemptNanos();

@@ -102,7 +102,7 @@ final class BatchHtml {
       String input, BatchRun run, BatchReport report, int finishedBefore, Instant writtenAt) {
     BatchReport.View v = report.view();
     BatchRecorder.Counts counts = run.counts();
-    BatchRun.Settings settings = run.settings();
+    BatchSettings settings = run.settings();
     long successes = counts.successes.sum();
     long failures = counts.failed();
     long open = counts.notFinished();
@@ -127,7 +127,7 @@ final class BatchHtml {
     if (run.stopReason() != null) {
       lead += " <strong>Stopped:</strong> " + Html.escape(run.stopDetail()) + ".";
     } else {
-      for (BatchRun.QuotaStop q : run.quotaStops()) {
+      for (QuotaStop q : run.quotaStops()) {
         lead +=
             " <strong>Stopped:</strong> "
                 + Html.escape(q.describe(run.clock()) + "; " + q.notSent() + " not sent")

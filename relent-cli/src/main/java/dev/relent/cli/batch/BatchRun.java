@@ -1,7 +1,6 @@
 package dev.relent.cli.batch;
 
 import dev.relent.RelentExecutor;
-import dev.relent.RetryPolicy;
 import dev.relent.ServerHint;
 import dev.relent.cli.common.CallOutcome;
 import dev.relent.cli.common.Format;
@@ -16,14 +15,10 @@ import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
 import dev.relent.http.CallOptions;
 import dev.relent.http.HeaderLookup;
-import dev.relent.http.HttpScopes;
 import dev.relent.http.Redactor;
 import dev.relent.http.ServerHints;
 import dev.relent.http.jdk.RelentHttpClient;
-import dev.relent.redis.RedisPacerState;
-import dev.relent.redis.RelentRedis;
 import dev.relent.time.Clock;
-import dev.relent.time.RandomSource;
 import dev.relent.time.Scheduler;
 import dev.relent.time.Ticker;
 import dev.relent.time.TimeSource;
@@ -40,12 +35,10 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
@@ -94,165 +87,7 @@ import java.util.function.Predicate;
  */
 final class BatchRun {
 
-  /**
-   * The settings of a run.
-   *
-   * @param rate the most starts per unit of time for the whole queue (a ceiling), or null for none
-   * @param concurrency the concurrency limit and the number of workers
-   * @param policy retries and times of each request
-   * @param random the jitter's randomness
-   * @param attemptTimeout each attempt's time limit (also the connect timeout)
-   * @param batchDeadline the whole run's time limit, or null
-   * @param scopes how each request's scopes are derived, and which one a 429 pauses
-   * @param shared where the pacers' schedules are shared with other processes, or null for this
-   *     process alone
-   * @param guards the retry budget and circuit breaker asked for, if any
-   */
-  record Settings(
-      Rate rate,
-      int concurrency,
-      RetryPolicy policy,
-      RandomSource random,
-      Duration attemptTimeout,
-      Duration batchDeadline,
-      HttpScopes scopes,
-      Shared shared,
-      Guards guards) {
-
-    /** The settings of a run that paces alone, with no retry budget and no circuit breaker. */
-    Settings(
-        Rate rate,
-        int concurrency,
-        RetryPolicy policy,
-        RandomSource random,
-        Duration attemptTimeout,
-        Duration batchDeadline,
-        HttpScopes scopes) {
-      this(
-          rate,
-          concurrency,
-          policy,
-          random,
-          attemptTimeout,
-          batchDeadline,
-          scopes,
-          null,
-          Guards.NONE);
-    }
-  }
-
-  /**
-   * The optional guards of a run ({@code --retry-budget}, {@code --breaker}), shared through Redis
-   * with the account's other processes when the run is shared.
-   *
-   * @param retryRatio retries allowed per first attempt over a sliding 10 s, plus 10 a second, or
-   *     null for no budget
-   * @param breakerPercent the failure rate, in percent of the last 100 attempts (at least 20), at
-   *     which the breaker opens for 30 s, or null for no breaker
-   */
-  record Guards(Double retryRatio, Double breakerPercent) {
-    static final Guards NONE = new Guards(null, null);
-  }
-
-  /**
-   * A pacer schedule shared through Redis by every process that names the same account ({@code
-   * --shared}, {@code --account}). The connection is the caller's to close, after the run.
-   *
-   * @param redis the connection
-   * @param account the account's name; the schedule is Redis's {@code relent:{account:NAME}:pacer}
-   */
-  record Shared(RelentRedis redis, String account) {
-    /** The name of the shared ceiling, concurrency, budget and breaker states. */
-    String pacerName() {
-      return "account:" + account;
-    }
-
-    /** The name of a scope's shared pacer state: the account's name and the scope's. */
-    String scopeName(Scope scope) {
-      return pacerName() + ":" + RedisPacerState.nameOf(scope);
-    }
-
-    /** For the summary: {@code shared through redis://host:port as account NAME}. */
-    String describe() {
-      return "shared through " + redis.uri() + " as account " + account;
-    }
-  }
-
-  /**
-   * A scope whose quota an answer said is exhausted, in this run or an earlier one of the journal:
-   * its requests are not sent before the reset, and the other scopes go on. Thread-safe.
-   */
-  static final class QuotaStop {
-    private final Scope scope;
-    private final Instant until;
-    private final String cause;
-    private final int earlierRun;
-    private final LongAdder notSent = new LongAdder();
-
-    /**
-     * @param scope the scope
-     * @param until when the quota resets, or null if the server did not say; kept to the whole
-     *     second ({@link Format#wholeSecond})
-     * @param cause what said so, e.g. {@code HTTP 429 with Retry-After: 86400}; never a secret
-     * @param earlierRun the run of the journal that was told, or 0 for this one
-     */
-    QuotaStop(Scope scope, Instant until, String cause, int earlierRun) {
-      this.scope = scope;
-      // One reset time per quota, to the whole second, in every text and record that names it.
-      this.until = until == null ? null : Format.wholeSecond(until);
-      this.cause = cause;
-      this.earlierRun = earlierRun;
-    }
-
-    Scope scope() {
-      return scope;
-    }
-
-    Optional<Instant> until() {
-      return Optional.ofNullable(until);
-    }
-
-    String cause() {
-      return cause;
-    }
-
-    /** The run of the journal that was told, or 0 when this run was. */
-    int earlierRun() {
-      return earlierRun;
-    }
-
-    /** How many of the scope's requests this run did not send because of it. */
-    long notSent() {
-      return notSent.sum();
-    }
-
-    /** {@code it resets at 2026-…Z (in 23 h 59 min)}, or that the server did not say. */
-    String reset(Clock clock) {
-      return until == null
-          ? "the server did not say when it resets"
-          : "it resets at "
-              + until
-              + " (in "
-              + Format.span(Duration.ofMillis(Math.max(0L, until.toEpochMilli() - clock.millis())))
-              + ")";
-    }
-
-    /**
-     * {@code the quota of endpoint GET h/a/{id} is exhausted (HTTP 429 with Retry-After: 86400); it
-     * resets at 2026-…Z (in 24 h 0 min)}.
-     */
-    String describe(Clock clock) {
-      return "the quota of "
-          + scope
-          + " is exhausted ("
-          + cause
-          + (earlierRun > 0 ? "; run " + earlierRun + " of the journal was told" : "")
-          + "); "
-          + reset(clock);
-    }
-  }
-
-  private final Settings settings;
+  private final BatchSettings settings;
   private final Ticker ticker;
   private final Clock clock;
   private final Redactor redactor;
@@ -374,7 +209,7 @@ final class BatchRun {
    * shows their timelines).
    */
   BatchRun(
-      Settings settings,
+      BatchSettings settings,
       List<BatchInput.Request> requests,
       BatchJournal journal,
       Writer out,
@@ -411,7 +246,7 @@ final class BatchRun {
    * @param redactor scrubs URLs and messages
    */
   BatchRun(
-      Settings settings,
+      BatchSettings settings,
       Source source,
       int total,
       boolean keep,
@@ -472,7 +307,7 @@ final class BatchRun {
    * @param time the run's time source; a shared schedule speaks its ticker
    * @return the pacer, or null
    */
-  static Pacer ceiling(Rate rate, Shared shared, TimeSource time) {
+  static Pacer ceiling(Rate rate, BatchSettings.Shared shared, TimeSource time) {
     if (rate == null) {
       return null;
     }
@@ -496,7 +331,7 @@ final class BatchRun {
    * The registry of the requests' scopes: every scope, of every kind, gets an adaptive pacer of its
    * own ({@link #scopePacer}), which learns the rate of the answers that belong to that scope.
    */
-  static GuardRegistry registry(Rate rate, Shared shared, TimeSource time) {
+  static GuardRegistry registry(Rate rate, BatchSettings.Shared shared, TimeSource time) {
     GuardRegistry.Builder b = GuardRegistry.builder().withTime(time);
     for (Scope.Kind kind : Scope.Kind.values()) {
       b.withPacer(kind, scope -> scopePacer(rate, shared, scope, time));
@@ -511,7 +346,7 @@ final class BatchRun {
    * well). With {@code shared}, its schedule, its pauses and the slow-downs it learns live in Redis
    * under the account and the scope's name, so that they hold in every process of the account.
    */
-  static Pacer scopePacer(Rate rate, Shared shared, Scope scope, TimeSource time) {
+  static Pacer scopePacer(Rate rate, BatchSettings.Shared shared, Scope scope, TimeSource time) {
     Pacer.Builder b = Pacer.builder().adaptive(Pacer.Congestion.BRACKET).withTime(time);
     if (rate != null) {
       rated(b, rate);
@@ -527,7 +362,7 @@ final class BatchRun {
    * process of the account, whose slots each process holds under a lease (a process killed with
    * requests in flight gives them back when its lease ends).
    */
-  static ConcurrencyLimit concurrencyLimit(int concurrency, Shared shared) {
+  static ConcurrencyLimit concurrencyLimit(int concurrency, BatchSettings.Shared shared) {
     if (shared == null) {
       return ConcurrencyLimit.of(concurrency);
     }
@@ -543,7 +378,10 @@ final class BatchRun {
    * ratio of the fleet's first attempts, and one breaker opens for every process.
    */
   static <R> RelentExecutor.Builder<R> guarded(
-      RelentExecutor.Builder<R> x, Guards guards, Shared shared, TimeSource time) {
+      RelentExecutor.Builder<R> x,
+      BatchSettings.Guards guards,
+      BatchSettings.Shared shared,
+      TimeSource time) {
     if (guards.retryRatio() != null) {
       RetryBudget.Builder budget =
           RetryBudget.builder().withRatio(guards.retryRatio()).withTime(time);
@@ -1073,7 +911,7 @@ final class BatchRun {
 
   /** Records a request of a stopped scope as not sent, saying which scope and when it resets. */
   private void notSent(BatchRecorder.Job job, QuotaStop quota) {
-    quota.notSent.increment();
+    quota.countNotSent();
     recorder.recordNotSent(job, "not sent: " + quota.describe(clock));
   }
 
@@ -1244,7 +1082,7 @@ final class BatchRun {
     return timeline;
   }
 
-  Settings settings() {
+  BatchSettings settings() {
     return settings;
   }
 

@@ -136,9 +136,9 @@ final class BatchSummary {
    * requests not sent}, or, for several scopes, how many and how many requests.
    */
   private static String quotaStopped(BatchRun run) {
-    List<BatchRun.QuotaStop> stops = run.quotaStops();
+    List<QuotaStop> stops = run.quotaStops();
     long notSent = 0;
-    for (BatchRun.QuotaStop q : stops) {
+    for (QuotaStop q : stops) {
       notSent += q.notSent();
     }
     String unsent = notSent + (notSent == 1 ? " request" : " requests") + " not sent";

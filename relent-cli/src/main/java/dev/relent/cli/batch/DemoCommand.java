@@ -173,7 +173,7 @@ public final class DemoCommand implements Callable<Integer> {
             java.time.Instant.ofEpochMilli(Clock.system().millis()).toString())) {
       run =
           new BatchRun(
-              new BatchRun.Settings(
+              new BatchSettings(
                   RATE,
                   CONCURRENCY,
                   retry.policy(),
