@@ -14,19 +14,30 @@ import java.util.OptionalLong;
  * RateLimit} as the older drafts' Dictionary ({@code limit=100, remaining=0, reset=30}), {@code
  * RateLimit-Remaining} with {@code RateLimit-Limit} and {@code RateLimit-Reset}, and {@code
  * RateLimit-Policy} alone. A malformed field counts as absent. No string makes these methods throw.
+ * Not thread-safe: one per response, read on the thread that reads it.
  */
 final class RateLimitFields {
-  private RateLimitFields() {}
+  private final HintHeaders headers;
+  private final List<Policy> policies;
+  private final String policySource;
+
+  /** The IETF fields of one response; {@code RateLimit-Policy} is parsed here, once. */
+  RateLimitFields(HintHeaders headers) {
+    this.headers = headers;
+    String field = headers.get(Name.RATE_LIMIT_POLICY);
+    List<Policy> parsed = field == null ? null : policies(field);
+    this.policies = parsed == null ? List.of() : parsed;
+    this.policySource =
+        policies.isEmpty() ? "" : "RateLimit-Policy: " + ResponseFacts.sanitize(field);
+  }
 
   /**
    * The limits of the first IETF form present and well formed, or null when none is (then the
    * {@code X-} dialects are tried, and {@link #policiesAlone} last).
    */
-  static List<RateLimitStatus> read(HintHeaders headers) {
-    List<Policy> policies = policies(headers);
+  List<RateLimitStatus> read() {
     String rateLimit = headers.get(Name.RATE_LIMIT);
     if (rateLimit != null) {
-      String policySource = policySource(headers, policies);
       String source =
           "RateLimit: "
               + ResponseFacts.sanitize(rateLimit)
@@ -45,27 +56,12 @@ final class RateLimitFields {
   }
 
   /** One status per {@code RateLimit-Policy} item, with no remaining; empty when none. */
-  static List<RateLimitStatus> policiesAlone(HintHeaders headers) {
-    List<Policy> policies = policies(headers);
-    String source = policySource(headers, policies);
+  List<RateLimitStatus> policiesAlone() {
     List<RateLimitStatus> out = new ArrayList<>();
     for (Policy p : policies) {
-      out.add(status(p.name(), p.quota(), null, null, null, p, source));
+      out.add(status(p.name(), p.quota(), null, null, null, p, policySource));
     }
     return List.copyOf(out);
-  }
-
-  /** The well-formed policies of {@code RateLimit-Policy}; empty when absent or malformed. */
-  private static List<Policy> policies(HintHeaders headers) {
-    String field = headers.get(Name.RATE_LIMIT_POLICY);
-    List<Policy> policies = field == null ? null : policies(field);
-    return policies == null ? List.of() : policies;
-  }
-
-  private static String policySource(HintHeaders headers, List<Policy> policies) {
-    return policies.isEmpty()
-        ? ""
-        : "RateLimit-Policy: " + ResponseFacts.sanitize(headers.get(Name.RATE_LIMIT_POLICY));
   }
 
   /** The field as a structured-field List; null when it is malformed or empty (then ignored). */

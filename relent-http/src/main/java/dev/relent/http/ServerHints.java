@@ -325,9 +325,10 @@ public final class ServerHints {
     if (fromCache(headers)) {
       return List.of();
     }
-    List<RateLimitStatus> ietf = RateLimitFields.read(headers);
-    if (ietf != null) {
-      return ietf;
+    RateLimitFields ietf = new RateLimitFields(headers);
+    List<RateLimitStatus> stated = ietf.read();
+    if (stated != null) {
+      return stated;
     }
     for (XRateLimitFields.Family family : XRateLimitFields.Family.values()) {
       RateLimitStatus x = XRateLimitFields.read(headers, family, now);
@@ -335,7 +336,7 @@ public final class ServerHints {
         return List.of(x);
       }
     }
-    return RateLimitFields.policiesAlone(headers);
+    return ietf.policiesAlone();
   }
 
   /**
