@@ -363,9 +363,14 @@ final class BatchRecorder {
       try {
         journal.flush();
       } catch (IOException e) {
-        stop.accept(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
+        journalFailed(e);
       }
     }
+  }
+
+  /** A journal that cannot be written stops the run, saying why. */
+  private void journalFailed(IOException e) {
+    stop.accept(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
   }
 
   /** Also tells {@code report} how each request ended ({@code --html}). */
@@ -562,7 +567,7 @@ final class BatchRecorder {
           journal.outcomeQueued(item.id(), item.isFinal(), item.json());
         }
       } catch (IOException e) {
-        stop.accept(BatchStop.ERROR, "the journal cannot be written: " + e.getMessage());
+        journalFailed(e);
       }
     }
     if (out != null) {

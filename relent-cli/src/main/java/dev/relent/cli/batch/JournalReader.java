@@ -2,6 +2,7 @@ package dev.relent.cli.batch;
 
 import dev.relent.cli.common.ExitCodes;
 import dev.relent.cli.common.Json;
+import dev.relent.cli.common.Outcome;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -209,7 +210,7 @@ final class JournalReader {
             done.put(
                 (String) id,
                 BatchJournal.Finished.pack(key, ExitCodes.of(String.valueOf(outcome))));
-            if (!"success".equals(outcome)) {
+            if (!Outcome.SUCCESS.slug().equals(outcome)) {
               // one count per outcome, not per request: bounded by the outcomes there are
               failedBefore.merge(String.valueOf(outcome), 1, Integer::sum);
             }
