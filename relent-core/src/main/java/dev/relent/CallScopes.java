@@ -477,7 +477,13 @@ sealed class CallScopes permits CallScopes.None {
    * (called as it comes): the server counts it from when it answered, not from when the attempt
    * began.
    */
-  <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {
+  <R> void pause(R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {
+    int at = target(result, thrown, hint);
+    if (verdict.kind() != Verdict.Kind.RETRY
+        && scopePacers[at] != null
+        && scopePacers[at].holdsEmptyWindows()) {
+      return; // a success with none left: the scope's pacer holds its starts to the window itself
+    }
     long answeredAt = settings.ticker.read();
     long asked = hint.waitNanos();
     long pause = hint.isQuotaExhausted() ? asked : Math.min(asked, settings.maxServerWaitNanos);
@@ -486,7 +492,7 @@ sealed class CallScopes permits CallScopes.None {
     }
     @SuppressWarnings("unchecked")
     ExecutionSettings<R> typed = (ExecutionSettings<R>) settings;
-    Scope target = scopes.get(target(result, thrown, hint));
+    Scope target = scopes.get(at);
     String cause = typed.describer.describe(result, thrown) + " (" + hint.source() + ")";
     if (asked > pause) {
       cause +=
@@ -631,7 +637,8 @@ sealed class CallScopes permits CallScopes.None {
     void refund() {}
 
     @Override
-    <R> void pause(R result, Throwable thrown, ServerHint hint, long attemptStart) {}
+    <R> void pause(
+        R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {}
 
     @Override
     <R> void feed(

@@ -422,7 +422,7 @@ class Execution<R> implements AttemptContext {
     if (hint != null && hint.pausesAll()) {
       // The scope the answer belongs to pauses, not every call of the executor; the server's wait
       // counts from its answer, which came after the attempt began.
-      scoped.pause(result, thrown, hint, attemptStart);
+      scoped.pause(result, thrown, verdict, hint, attemptStart);
     }
     scoped.feed(result, thrown, verdict, hint, attemptStart);
     feedPacer(verdict, hint, attemptStart);
@@ -463,9 +463,12 @@ class Execution<R> implements AttemptContext {
             hint.policyQuotaOrNegative(),
             hint.policyWindowNanosOrNegative());
       }
-      if (hint.pausesAll() && !scoped.named()) {
+      if (hint.pausesAll()
+          && !scoped.named()
+          && (verdict.kind() == Verdict.Kind.RETRY || !pacer.holdsEmptyWindows())) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
-        // The server's wait counts from its answer.
+        // A success with none left pauses nothing when the pacer holds to the window itself. The
+        // server's wait counts from its answer.
         pacer.pauseUntil(Nanos.saturatedAdd(settings.ticker.read(), hint.waitNanos()));
       }
     }

@@ -57,7 +57,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
     this.state = state;
     this.time = time;
     this.schedule = new Schedule(ceilingNanos, slowestNanos, state, starts);
-    this.reading = new QuotaReading(starts, schedule, congestion == Pacer.Congestion.BRACKET);
+    this.reading =
+        new QuotaReading(
+            starts, schedule, congestion == Pacer.Congestion.BRACKET, !state.isShared());
     this.other = new OtherCaller(starts, reading, schedule);
     this.controller = new RateController(congestion, ceilingNanos, slowestNanos, starts, schedule);
     this.fleet =
@@ -128,7 +130,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
         other.readPolicy(sentAtNanos, remaining, resetNanos, quota, windowNanos);
       }
       if (remaining >= 0 && resetNanos > 0) {
-        reading.read(sentAtNanos, time.ticker().read(), remaining, resetNanos);
+        reading.read(sentAtNanos, time.ticker().read(), remaining, resetNanos, quota);
       }
     } finally {
       unlock();
@@ -160,8 +162,9 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   public void onThrottled(long sentAtNanos, long nowNanos) {
     lock();
     try {
-      if (other.excuses(sentAtNanos, nowNanos)) {
-        return; // the headroom left to the other caller answers it
+      reading.refused(sentAtNanos);
+      if (reading.explainsRefusal(sentAtNanos) || other.excuses(sentAtNanos, nowNanos)) {
+        return; // the window's hold, or the headroom left to the other caller, answers it
       }
     } finally {
       unlock();
@@ -201,6 +204,11 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
   @Override
   public boolean holdsReservedStarts() {
     return true;
+  }
+
+  @Override
+  public boolean holdsEmptyWindows() {
+    return congestion == Pacer.Congestion.BRACKET;
   }
 
   @Override

@@ -186,6 +186,18 @@ public interface Pacer {
   }
 
   /**
+   * Returns whether this pacer holds its starts while a window of the server's quota has none left,
+   * until the window lets the next one go ({@link #observeQuota}): it learns the window's length,
+   * so it may let a start go before a reset stated in whole seconds. A success that says none is
+   * left then pauses nothing; the pacer alone decides when the next start goes.
+   *
+   * @return false unless the pacer is adaptive with {@link Congestion#BRACKET}
+   */
+  default boolean holdsEmptyWindows() {
+    return false;
+  }
+
+  /**
    * Returns the current pause as a reading of the executor's ticker, for the executor's check of
    * {@link #holdsReservedStarts()}; reads no time.
    *

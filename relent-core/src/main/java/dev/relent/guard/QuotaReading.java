@@ -24,6 +24,7 @@ final class QuotaReading {
   private final StartHistory starts;
   private final Schedule schedule;
   private final boolean tellsWindows;
+  private final WindowLength length;
 
   private long sentAt = NEVER;
   private long answeredAt = NEVER;
@@ -42,11 +43,16 @@ final class QuotaReading {
   private volatile long until = NEVER;
   private volatile long rateNanos;
 
-  /** A reading of the quota; {@code tellsWindows} with {@link Pacer.Congestion#BRACKET} only. */
-  QuotaReading(StartHistory starts, Schedule schedule, boolean tellsWindows) {
+  /**
+   * A reading of the quota; {@code tellsWindows} with {@link Pacer.Congestion#BRACKET} only, and
+   * {@code ownStarts} when every start on the schedule is this pacer's (a window's length is then
+   * learned from them, {@link WindowLength}).
+   */
+  QuotaReading(StartHistory starts, Schedule schedule, boolean tellsWindows, boolean ownStarts) {
     this.starts = starts;
     this.schedule = schedule;
     this.tellsWindows = tellsWindows;
+    this.length = tellsWindows && ownStarts ? new WindowLength(starts) : null;
   }
 
   /**
@@ -56,15 +62,19 @@ final class QuotaReading {
    * quarter of the new floor goes into the one in force. A window's requests left may be spent at
    * once; with none of a window left, no start booked from then on goes before its reset.
    */
-  void read(long sentAtNanos, long answeredAtNanos, long remaining, long resetNanos) {
+  void read(long sentAtNanos, long answeredAtNanos, long remaining, long resetNanos, long quota) {
     long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
+    if (length != null) {
+      length.readLimit(remaining, quota);
+    }
     long newest = starts.newest();
     long span = resetAt - Math.max(sentAtNanos, newest);
     if (span <= 0) {
       return; // the window ended before the next start: nothing to learn
     }
-    // The server counted the attempt sent at sentAt, not the starts reserved after it.
-    long left = remaining - starts.startsAfter(sentAtNanos);
+    // The server counted the attempt sent at sentAt, not the starts reserved after it (those
+    // booked for after the reset take nothing of this window).
+    long left = remaining - starts.startsBetween(sentAtNanos, resetAt - 1);
     if (tellsWindows && inForceAt(sentAtNanos)) {
       // Two readings of one window that name the same reset, within the second a reset stated in
       // whole seconds may be off by, count down to a fixed reset; a reset that moved on does not.
@@ -75,7 +85,14 @@ final class QuotaReading {
       // None of the window left before its reset: the next start after those reserved goes at the
       // reset. The reading says nothing of the spacing after it, so the floor in force stays: a
       // floor of the whole span would space every start booked before the reset a span apart.
-      schedule.holdUntil(resetAt);
+      // The reset counts from the answer (a send a round trip before it is too early); a window
+      // of whole seconds may end the hold before a reset stated in them (WindowLength).
+      long stated = Nanos.saturatedAdd(answeredAtNanos, resetNanos);
+      long holdEnd =
+          length == null ? stated : length.holdEnd(stated, sentAtNanos, answeredAtNanos, remaining);
+      // The starts booked inside the hold are booked again after it.
+      starts.dropBetween(answeredAtNanos, holdEnd);
+      schedule.holdUntil(holdEnd);
       keep(sentAtNanos, answeredAtNanos, remaining, resetNanos);
       return;
     } else if (left <= 0) {
@@ -160,6 +177,22 @@ final class QuotaReading {
                 - 1
             : starts.startsBetween(readAt, sentAtNanos);
     return uncounted > left ? -1 : reset;
+  }
+
+  /** A refusal of the start sent at {@code sentAtNanos}. */
+  void refused(long sentAtNanos) {
+    if (length != null) {
+      length.refused(sentAtNanos);
+    }
+  }
+
+  /**
+   * Whether the refusal of the start sent at {@code sentAtNanos} is the window's: its answer said
+   * none of a window was left, and the pacer holds its starts until the window lets one go, so the
+   * rate it learned need not fall.
+   */
+  boolean explainsRefusal(long sentAtNanos) {
+    return window && length != null && sentAt == sentAtNanos && remaining == 0;
   }
 
   /** Whether the floor is in force at {@code t}: a reading was read and its reset is later. */

@@ -1,5 +1,7 @@
 package dev.relent.guard;
 
+import dev.relent.internal.Nanos;
+
 /**
  * The starts an {@link AdaptivePacer} reserved: the newest {@value #RECENT} in a ring (to count
  * those a server's answer had not seen), whether the newest waited for its turn, and the send rate
@@ -10,6 +12,12 @@ package dev.relent.guard;
 final class StartHistory {
   static final long NEVER = Long.MIN_VALUE;
 
+  /**
+   * How much later than its send a start may be booked: with several pacers, each books the start
+   * at its own reading of the time, a little after the executor's.
+   */
+  static final long BOOKED_LATE_NANOS = 1_000_000L;
+
   /** How many recent starts are remembered, to count those a quota answer had not seen. */
   static final int RECENT = 64;
 
@@ -19,6 +27,7 @@ final class StartHistory {
   static final double SMOOTHING = 0.8;
 
   private final long[] recent = new long[RECENT];
+  private final boolean[] refused = new boolean[RECENT];
   private int next;
   private int size;
   private boolean newestWaited;
@@ -29,6 +38,7 @@ final class StartHistory {
   /** Records a reserved start at {@code start}, which waited for its turn or not. */
   void record(long start, boolean waited) {
     recent[next] = start;
+    refused[next] = false;
     next = (next + 1) % RECENT;
     size = Math.min(RECENT, size + 1);
     newestWaited = waited;
@@ -65,20 +75,67 @@ final class StartHistory {
     return newestWaited;
   }
 
-  /** How many remembered starts lie after {@code t} (at most {@value #RECENT}). */
+  /**
+   * How many remembered starts lie after {@code t} (at most {@value #RECENT}), as counted below.
+   */
   long startsAfter(long t) {
     return startsBetween(t, Long.MAX_VALUE);
   }
 
-  /** How many remembered starts lie in {@code (from, to]} (at most {@value #RECENT}). */
+  /**
+   * How many remembered starts lie in {@code (from, to]} (at most {@value #RECENT}), but for those
+   * refused or dropped: a server counts neither.
+   */
   long startsBetween(long from, long to) {
     long n = 0;
     for (int i = 0; i < size; i++) {
-      if (recent[i] > from && recent[i] <= to) {
+      if (!refused[i] && recent[i] > from && recent[i] <= to) {
         n++;
       }
     }
     return n;
+  }
+
+  /**
+   * The {@code n}-th newest remembered start at or before {@code t} (the newest is the first) that
+   * was not refused, or {@link #NEVER} when fewer than {@code n} are remembered there. Counts back
+   * in the order the starts were recorded, which is the order of their times on one schedule.
+   */
+  long nthNewestUpTo(long t, long n) {
+    long seen = 0;
+    for (int i = 1; i <= size; i++) {
+      int at = (next + RECENT - i) % RECENT;
+      if (!refused[at] && recent[at] <= t && ++seen == n) {
+        return recent[at];
+      }
+    }
+    return NEVER;
+  }
+
+  /**
+   * Forgets the starts booked in {@code (from, to)}: a hold until {@code to} set at {@code from}
+   * holds them too, and their callers book again after it.
+   */
+  void dropBetween(long from, long to) {
+    for (int i = 0; i < size; i++) {
+      if (recent[i] > from && recent[i] < to) {
+        refused[i] = true;
+      }
+    }
+  }
+
+  /**
+   * Marks the start sent at {@code sentAt} refused (the newest not yet marked at or before it): a
+   * server does not count a request it refused.
+   */
+  void refused(long sentAt) {
+    for (int i = 1; i <= size; i++) {
+      int at = (next + RECENT - i) % RECENT;
+      if (!refused[at] && recent[at] <= Nanos.saturatedAdd(sentAt, BOOKED_LATE_NANOS)) {
+        refused[at] = true;
+        return;
+      }
+    }
   }
 
   /**

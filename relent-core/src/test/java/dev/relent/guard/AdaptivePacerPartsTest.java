@@ -80,25 +80,25 @@ class AdaptivePacerPartsTest {
 
   @Test
   void aQuotaReadingIsAFloorUntilItsResetAveragedAQuarterAtATime() {
-    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    QuotaReading reading = new QuotaReading(starts, schedule, false, true);
     assertThat(reading.inForceAt(0)).isFalse();
-    reading.read(0, 0, 9, S);
+    reading.read(0, 0, 9, S, -1);
     // 9 left in the second after the send: ceil(1 s / 9).
     assertThat(reading.floorNanos()).isEqualTo(111_111_112L);
     assertThat(reading.rateNanos()).isEqualTo(100 * MS);
     assertThat(reading.inForceAt(S - 1)).isTrue();
     assertThat(reading.inForceAt(S)).isFalse();
     // 8 left in the 900 ms after 100 ms (112.5 ms apart): a quarter of it goes in.
-    reading.read(100 * MS, 100 * MS, 8, 900 * MS);
+    reading.read(100 * MS, 100 * MS, 8, 900 * MS, -1);
     assertThat(reading.floorNanos()).isEqualTo(111_111_112L - 111_111_112L / 4 + 112_500_000L / 4);
     assertThat(reading.resetNanos()).isEqualTo(900 * MS);
   }
 
   @Test
   void aQuotaReadingAllowsTheStartsItCounted() {
-    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    QuotaReading reading = new QuotaReading(starts, schedule, false, true);
     assertThat(reading.resetAllowing(10 * MS)).isEqualTo(-1);
-    reading.read(0, 0, 1, S);
+    reading.read(0, 0, 1, S, -1);
     assertThat(reading.resetAllowing(10 * MS)).isEqualTo(S);
     // The reading of the start's own answer did not allow it; none was read before it.
     assertThat(reading.resetAllowing(0)).isEqualTo(-1);
@@ -111,37 +111,38 @@ class AdaptivePacerPartsTest {
 
   @Test
   void aStartSentWithinTheReadingsRoundTripBeforeItMayHaveReachedTheServerAfterIt() {
-    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    QuotaReading reading = new QuotaReading(starts, schedule, false, true);
     starts.record(90 * MS, false);
     starts.record(100 * MS, false);
     // The start at 100 ms was answered at 120 ms with 1 left: the one sent at 90 ms may have been
     // counted after it, so a refusal at 110 ms is this pacer's own doing, not another caller's.
-    reading.read(100 * MS, 120 * MS, 1, S);
+    reading.read(100 * MS, 120 * MS, 1, S, -1);
     starts.record(110 * MS, false);
     assertThat(reading.resetAllowing(110 * MS)).isEqualTo(-1);
     // Sent 30 ms before the reading, the start at 90 ms was surely counted by then.
-    QuotaReading quick = new QuotaReading(starts, schedule, false);
-    quick.read(100 * MS, 105 * MS, 1, S);
+    QuotaReading quick = new QuotaReading(starts, schedule, false, true);
+    quick.read(100 * MS, 105 * MS, 1, S, -1);
     assertThat(quick.resetAllowing(110 * MS)).isEqualTo(S);
     // A server's time to answer reorders nothing: a second's round trip looks back 25 ms only,
     // not to the starts at 90 to 110 ms.
     starts.record(150 * MS, false);
-    QuotaReading late = new QuotaReading(starts, schedule, false);
-    late.read(150 * MS, 1150 * MS, 1, S);
+    QuotaReading late = new QuotaReading(starts, schedule, false, true);
+    late.read(150 * MS, 1150 * MS, 1, S, -1);
     starts.record(160 * MS, false);
     assertThat(late.resetAllowing(160 * MS)).isEqualTo(S);
   }
 
   @Test
   void aQuotaWithNoneLeftHoldsTheStartsBookedFromThenOnUntilItsReset() {
-    QuotaReading reading = new QuotaReading(starts, schedule, true);
-    reading.read(0, 0, 5, S);
+    QuotaReading reading = new QuotaReading(starts, schedule, true, true);
+    reading.read(0, 0, 5, S, -1);
     for (int i = 1; i <= 5; i++) {
       starts.record(i * MS, false);
     }
-    // The five starts booked since the reading take the five it left: none before the reset.
-    reading.read(1 * MS, 2 * MS, 4, S - MS);
-    assertThat(state.pausedUntil()).isEqualTo(S);
+    // The five starts booked since the reading take the five it left: none before the reset,
+    // which counts from the answer (2 ms), not from the send a round trip before it.
+    reading.read(1 * MS, 2 * MS, 4, S - MS, -1);
+    assertThat(state.pausedUntil()).isEqualTo(S + MS);
     // The floor of the reading before stays (1 s over 5): not the whole span to the reset, which
     // would space every start booked before the reset a span apart.
     assertThat(reading.floorNanos()).isEqualTo(200 * MS);
@@ -149,7 +150,7 @@ class AdaptivePacerPartsTest {
 
   @Test
   void anotherCallerIsLeftHeadroomAndExcusedOnceAWindow() {
-    QuotaReading reading = new QuotaReading(starts, schedule, false);
+    QuotaReading reading = new QuotaReading(starts, schedule, false, true);
     OtherCaller other = new OtherCaller(starts, reading, schedule);
     assertThat(other.headroomNanos(0, false)).isZero();
     // 5 of 10 spent in the window, none of them by this pacer.
