@@ -1,6 +1,7 @@
 package dev.relent;
 
 import dev.relent.internal.Nanos;
+import dev.relent.internal.exec.ExponentialBackoff;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
+
 /**
  * The circuit breaker is open: the call was not sent, and is not counted as a failure of the
  * downstream. {@link #retryAt()} says when the next probe may be tried.

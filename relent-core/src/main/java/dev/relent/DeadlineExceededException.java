@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
+
 /**
  * The operation's total deadline left no room for the next wait or attempt, or for the pacer's or
  * the concurrency limit's wait. It stops before waiting, never after.

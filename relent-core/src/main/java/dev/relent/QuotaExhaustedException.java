@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
+
 /**
  * The server's quota (a daily quota, say) will not come back by waiting a while. Distinct from
  * "retry later": {@link #retryAt()} says when the quota resets, when the server said.

@@ -1,5 +1,6 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -73,19 +74,45 @@ public class RelentException extends RuntimeException {
   private final long budgetAvailable;
   private final long budgetLimit;
 
+  /** The executor's exception for a give-up; see {@link #of}. */
   RelentException(GiveUp g) {
-    super(g.message(), g.failure);
-    this.reason = g.reason;
-    this.attempts = g.attempts;
-    this.elapsedNanos = g.elapsedNanos;
-    this.lastOutcome = g.lastOutcome;
-    this.lastRule = g.lastRule;
-    this.lastResult = g.lastResult;
-    this.serverWaitNanos = g.serverWaitNanos;
-    this.allowedWaitNanos = g.allowedWaitNanos;
-    this.retryAt = g.retryAt;
-    this.budgetAvailable = g.budgetAvailable;
-    this.budgetLimit = g.budgetLimit;
+    super(g.message(), g.failure());
+    this.reason = g.reason();
+    this.attempts = g.attempts();
+    this.elapsedNanos = g.elapsedNanos();
+    this.lastOutcome = g.lastOutcome();
+    this.lastRule = g.lastRule();
+    this.lastResult = g.lastResult();
+    this.serverWaitNanos = g.serverWaitNanos();
+    this.allowedWaitNanos = g.allowedWaitNanos();
+    this.retryAt = g.retryAt();
+    this.budgetAvailable = g.budgetAvailable();
+    this.budgetLimit = g.budgetLimit();
+  }
+
+  /**
+   * The exception a call gives up with: the subclass its reason names. Made only by the executor,
+   * through {@link RelentExecutor.Builder}'s access to what this package keeps to itself.
+   */
+  static RelentException of(GiveUp g) {
+    switch (g.reason()) {
+      case RETRIES_EXHAUSTED:
+        return new RetriesExhaustedException(g);
+      case DEADLINE:
+      case RATE_LIMIT_WAIT:
+      case CONCURRENCY_LIMIT:
+        return new DeadlineExceededException(g);
+      case SERVER_WAIT_TOO_LONG:
+        return new ServerWaitTooLongException(g);
+      case QUOTA_EXHAUSTED:
+        return new QuotaExhaustedException(g);
+      case CIRCUIT_OPEN:
+        return new CircuitOpenException(g);
+      case RETRY_BUDGET:
+        return new RetryBudgetExhaustedException(g);
+      default:
+        return new RelentException(g);
+    }
   }
 
   /**

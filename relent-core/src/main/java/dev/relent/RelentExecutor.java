@@ -7,6 +7,11 @@ import dev.relent.guard.GuardRegistry;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
+import dev.relent.internal.exec.ApiAccess;
+import dev.relent.internal.exec.ExecutionSettings;
+import dev.relent.internal.exec.GiveUp;
+import dev.relent.internal.exec.RelentExecutorImpl;
+import dev.relent.internal.exec.RuleClassifier;
 import dev.relent.time.TimeSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -217,25 +222,25 @@ public interface RelentExecutor<R> {
    * @param <R> the result type
    */
   final class Builder<R> {
-    final RetryPolicy policy;
-    CircuitBreaker breaker;
-    RetryBudget budget;
-    Pacer pacer;
-    AdaptiveThrottle throttle;
-    ConcurrencyLimit limit;
-    GuardRegistry registry;
-    PauseTarget<R> pauseTarget;
-    TimeSource time = TimeSource.system();
-    OutcomeClassifier<R> classifier;
-    HintExtractor<R> hintExtractor;
-    OutcomeDescriber<R> outcomeDescriber = Builder::describeType;
-    final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
-    final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
-    final List<Predicate<? super Throwable>> retryOnFailure = new ArrayList<>();
-    final List<Predicate<? super Throwable>> abortOnFailure = new ArrayList<>();
-    final List<Predicate<? super R>> retryIf = new ArrayList<>();
-    final List<Predicate<? super R>> abortIf = new ArrayList<>();
-    final List<RelentListener<R>> listeners = new ArrayList<>();
+    private final RetryPolicy policy;
+    private CircuitBreaker breaker;
+    private RetryBudget budget;
+    private Pacer pacer;
+    private AdaptiveThrottle throttle;
+    private ConcurrencyLimit limit;
+    private GuardRegistry registry;
+    private PauseTarget<R> pauseTarget;
+    private TimeSource time = TimeSource.system();
+    private OutcomeClassifier<R> classifier;
+    private HintExtractor<R> hintExtractor;
+    private OutcomeDescriber<R> outcomeDescriber = Builder::describeType;
+    private final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
+    private final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
+    private final List<Predicate<? super Throwable>> retryOnFailure = new ArrayList<>();
+    private final List<Predicate<? super Throwable>> abortOnFailure = new ArrayList<>();
+    private final List<Predicate<? super R>> retryIf = new ArrayList<>();
+    private final List<Predicate<? super R>> abortIf = new ArrayList<>();
+    private final List<RelentListener<R>> listeners = new ArrayList<>();
 
     Builder(RetryPolicy policy) {
       this.policy = Objects.requireNonNull(policy, "policy cannot be null");
@@ -503,7 +508,83 @@ public interface RelentExecutor<R> {
             "classifier and retryOn/abortOn/retryIf/abortIf cannot be combined: the classifier"
                 + " decides alone; fold the conditions into it");
       }
-      return new RelentExecutorImpl<>(this, classifier != null ? classifier : rules);
+      ExecutionSettings<R> settings =
+          new ExecutionSettings<>(
+              policy.config(),
+              classifier != null ? classifier : rules,
+              outcomeDescriber,
+              hintExtractor,
+              pauseTarget,
+              registry,
+              time,
+              Access.INSTANCE);
+      return new RelentExecutorImpl<>(
+          policy, breaker, budget, pacer, throttle, limit, listeners, settings);
+    }
+
+    /**
+     * The executor's way to what this package keeps package-private: the constructors of its
+     * exceptions and events, and a server hint's numbers without allocating. Handed to every
+     * executor built here, and to nothing else.
+     */
+    private static final class Access implements ApiAccess {
+      static final Access INSTANCE = new Access();
+
+      @Override
+      public RelentException exception(GiveUp giveUp) {
+        return RelentException.of(giveUp);
+      }
+
+      @Override
+      public <T> RelentEvent<T> event(
+          RelentEvent.Type type,
+          int attempt,
+          long elapsedNanos,
+          long attemptStartNanos,
+          long attemptDurationNanos,
+          T result,
+          Throwable failure,
+          Verdict verdict,
+          long waitNanos,
+          ServerHint hint,
+          RelentException exception,
+          String outcomeClass,
+          boolean serverWait) {
+        return new RelentEvent<>(
+            type,
+            attempt,
+            elapsedNanos,
+            attemptStartNanos,
+            attemptDurationNanos,
+            result,
+            failure,
+            verdict,
+            waitNanos,
+            hint,
+            exception,
+            outcomeClass,
+            serverWait);
+      }
+
+      @Override
+      public long quotaRemaining(ServerHint hint) {
+        return hint.remainingOrNegative();
+      }
+
+      @Override
+      public long quotaResetNanos(ServerHint hint) {
+        return hint.resetNanosOrNegative();
+      }
+
+      @Override
+      public long policyQuota(ServerHint hint) {
+        return hint.policyQuotaOrNegative();
+      }
+
+      @Override
+      public long policyWindowNanos(ServerHint hint) {
+        return hint.policyWindowNanosOrNegative();
+      }
     }
   }
 }

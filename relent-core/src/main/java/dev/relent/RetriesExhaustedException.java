@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
+
 /**
  * Every retry the policy allows was made and the last outcome was still retryable.
  *

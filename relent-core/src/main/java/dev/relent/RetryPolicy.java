@@ -1,6 +1,7 @@
 package dev.relent;
 
 import dev.relent.internal.Nanos;
+import dev.relent.internal.exec.RetryPolicyImpl;
 import dev.relent.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
@@ -49,7 +50,7 @@ public interface RetryPolicy {
    * @return the shared default policy
    */
   static RetryPolicy ofDefaults() {
-    return RetryPolicyImpl.DEFAULT;
+    return Builder.DEFAULT;
   }
 
   /**
@@ -64,6 +65,9 @@ public interface RetryPolicy {
    * setting, so a builder can be reused.
    */
   final class Builder {
+    /** The shared default policy, {@link RetryPolicy#ofDefaults()}. */
+    static final RetryPolicy DEFAULT = new RetryPolicyImpl(RetryPolicyConfig.DEFAULTS);
+
     int maxRetries;
     Backoff backoff;
     Duration deadline;

@@ -103,23 +103,6 @@ public final class RetryPolicyConfig {
     return serverWaitSpread;
   }
 
-  /** The settings as {@code [maxRetries=5, backoff=…, …]}, shared by the policy's text. */
-  String settings() {
-    return "[maxRetries="
-        + maxRetries
-        + ", backoff="
-        + backoff
-        + ", deadline="
-        + Durations.exact(deadline)
-        + ", attemptTimeout="
-        + Durations.exact(attemptTimeout)
-        + ", maxServerWait="
-        + (maxServerWait == null ? "deadline" : Durations.exact(maxServerWait))
-        + ", serverWaitSpread="
-        + serverWaitSpread
-        + "]";
-  }
-
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -143,8 +126,24 @@ public final class RetryPolicyConfig {
         maxRetries, backoff, deadline, attemptTimeout, maxServerWait, serverWaitSpread);
   }
 
+  /**
+   * Returns the settings as {@code RetryPolicyConfig[maxRetries=5, backoff=…, …]}; a policy lists
+   * them the same way, under its own name.
+   */
   @Override
   public String toString() {
-    return "RetryPolicyConfig" + settings();
+    return "RetryPolicyConfig[maxRetries="
+        + maxRetries
+        + ", backoff="
+        + backoff
+        + ", deadline="
+        + Durations.exact(deadline)
+        + ", attemptTimeout="
+        + Durations.exact(attemptTimeout)
+        + ", maxServerWait="
+        + (maxServerWait == null ? "deadline" : Durations.exact(maxServerWait))
+        + ", serverWaitSpread="
+        + serverWaitSpread
+        + "]";
   }
 }

@@ -1,5 +1,7 @@
 package dev.relent;
 
+import dev.relent.internal.exec.GiveUp;
+
 /**
  * The server asked for a wait longer than allowed (the maximum server wait, or what is left of the
  * deadline). The wait is never shortened and never slept: {@link #serverWait()}, {@link

@@ -7,10 +7,19 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * class depends on which.
  *
  * <ul>
- *   <li>No package depends, directly or through others, on itself: no package cycle anywhere.
+ *   <li>No package depends, directly or through others, on itself: no package cycle anywhere, but
+ *       for the one between relent-core's API ({@code dev.relent}) and its executor ({@code
+ *       dev.relent.internal.exec}), which make each other.
  *   <li>relent-core depends on the JDK alone, and knows no HTTP: no {@code java.net.http}, no
  *       HTTP-date or header code (those are relent-http's).
  *   <li>The HTTP adapters (OkHttp, Apache HttpClient 5) do not depend on each other, and the shared
@@ -47,12 +58,19 @@ import org.junit.jupiter.api.Test;
  *       pipeline ({@code dev.relent.cli.batch}) over what every command shares ({@code
  *       dev.relent.cli.common}); only the batch's recorder writes its journal.
  *   <li>An {@code internal} package is used only by the module that owns it.
+ *   <li>The cycle between core's API and its executor stays narrow: only the API's builders and
+ *       factories (the executor's, the policy's, the backoff's) reach into the executor, the
+ *       exceptions only for the give-up they are made from, and only the executor's builder
+ *       implements its access to the API's package-private parts.
+ *   <li>No public or protected signature of core's exported packages names an internal type: a user
+ *       of the module sees none in the javadoc, and could not use one.
+ *   <li>{@code dev.relent} is the API: every top-level class there is public.
  * </ul>
  */
 class LayeringTest {
   /**
-   * relent-core's packages: the executor and policy, the guards, time, store SPIs, internals (the
-   * executor's guard chain among them).
+   * relent-core's packages: the API of the executor and policy, the guards, time, store SPIs,
+   * internals (the executor itself and its guard chain among them).
    */
   private static final String[] CORE = {
     "dev.relent",
@@ -60,8 +78,15 @@ class LayeringTest {
     "dev.relent.time",
     "dev.relent.spi",
     "dev.relent.internal",
+    "dev.relent.internal.exec",
     "dev.relent.internal.chain"
   };
+
+  /** The package of core's API; it and {@link #EXECUTOR} depend on each other. */
+  private static final String API = "dev.relent";
+
+  /** The package of the executor, which the API's builders make and which runs on the API. */
+  private static final String EXECUTOR = "dev.relent.internal.exec";
 
   private static JavaClasses relent;
 
@@ -75,17 +100,22 @@ class LayeringTest {
             .importPackages("dev.relent");
   }
 
-  /** Each package is its own slice, so a cycle between any two packages is found. */
+  /**
+   * Each package is its own slice, so a cycle between any two packages is found; but the executor
+   * counts as part of the API it implements, so that their cycle, and no other, is allowed. A cycle
+   * through them and a third package is still found: the third package and their slice.
+   */
   private static final SliceAssignment EACH_PACKAGE =
       new SliceAssignment() {
         @Override
         public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-          return SliceIdentifier.of(javaClass.getPackageName());
+          String name = javaClass.getPackageName();
+          return SliceIdentifier.of(name.equals(EXECUTOR) ? API : name);
         }
 
         @Override
         public String getDescription() {
-          return "every package of dev.relent";
+          return "every package of dev.relent, " + EXECUTOR + " counted as " + API;
         }
       };
 
@@ -363,6 +393,157 @@ class LayeringTest {
           .dependOnClassesThat(internalOf(module))
           .check(relent);
     }
+  }
+
+  /**
+   * The classes of {@code dev.relent} that make the executor's internals, each with its nested
+   * classes: the executor's builder, the policy's, and the backoff's.
+   */
+  private static final Set<String> API_FACTORIES =
+      Set.of("dev.relent.RelentExecutor", "dev.relent.RetryPolicy", "dev.relent.Backoff");
+
+  /** core's exported packages (module-info), whose public signatures are its API. */
+  private static final String[] EXPORTED = {
+    "dev.relent", "dev.relent.guard", "dev.relent.time", "dev.relent.spi"
+  };
+
+  @Test
+  void onlyTheApisFactoriesReachIntoTheExecutor() {
+    noClasses()
+        .that()
+        .resideInAPackage(API)
+        .and(DescribedPredicate.not(nestedInAny(API_FACTORIES)))
+        .and()
+        .areNotAssignableTo("dev.relent.RelentException")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(EXECUTOR)
+        .because("only the builders and factories of the API make the executor's internals")
+        .check(relent);
+  }
+
+  @Test
+  void theExceptionsKnowOnlyTheGiveUpTheyAreMadeFrom() {
+    noClasses()
+        .that()
+        .areAssignableTo("dev.relent.RelentException")
+        .should()
+        .dependOnClassesThat(
+            DescribedPredicate.describe(
+                "reside in " + EXECUTOR + " and are not its GiveUp",
+                c ->
+                    c.getPackageName().equals(EXECUTOR)
+                        && !c.getName().equals(EXECUTOR + ".GiveUp")))
+        .because("an exception is made from the give-up the executor hands over, and from nothing")
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheExecutorsBuilderHandsOutTheApisPackagePrivateParts() {
+    classes()
+        .that()
+        .implement(EXECUTOR + ".ApiAccess")
+        .should()
+        .haveFullyQualifiedName("dev.relent.RelentExecutor$Builder$Access")
+        .because("only the executor's builder hands out the API's package-private parts")
+        .check(relent);
+  }
+
+  @Test
+  void noPublicSignatureOfTheApiNamesAnInternalType() {
+    classes()
+        .that()
+        .resideInAnyPackage(EXPORTED)
+        .and(visibleToUsers())
+        .should(exposeNoInternalType())
+        .check(relent);
+  }
+
+  @Test
+  void theRootPackageHoldsTheApiAlone() {
+    classes()
+        .that()
+        .resideInAPackage(API)
+        .and()
+        .areTopLevelClasses()
+        .and()
+        .doNotHaveSimpleName("package-info")
+        .should()
+        .bePublic()
+        .because("the executor's internals live in " + EXECUTOR)
+        .check(relent);
+  }
+
+  /** Classes named in {@code names}, or nested in one of them at any depth. */
+  private static DescribedPredicate<JavaClass> nestedInAny(Set<String> names) {
+    return DescribedPredicate.describe("belong to one of " + names, c -> belongsTo(c, names));
+  }
+
+  private static boolean belongsTo(JavaClass c, Set<String> names) {
+    return names.contains(c.getName())
+        || c.getEnclosingClass().map(e -> belongsTo(e, names)).orElse(false);
+  }
+
+  /** Public or protected, and so is every class it is nested in. */
+  private static DescribedPredicate<JavaClass> visibleToUsers() {
+    return DescribedPredicate.describe(
+        "are public or protected, and so is every class they are nested in", LayeringTest::visible);
+  }
+
+  private static boolean visible(JavaClass c) {
+    Set<JavaModifier> m = c.getModifiers();
+    if (!m.contains(JavaModifier.PUBLIC) && !m.contains(JavaModifier.PROTECTED)) {
+      return false;
+    }
+    return c.getEnclosingClass().map(LayeringTest::visible).orElse(true);
+  }
+
+  /**
+   * Names no type of {@code dev.relent.internal..} in what a user sees: the supertypes, and the
+   * types (with their type arguments) of every public or protected field, constructor and method,
+   * its parameters and what it throws.
+   */
+  private static ArchCondition<JavaClass> exposeNoInternalType() {
+    return new ArchCondition<>("expose no type of dev.relent.internal.. in a public signature") {
+      @Override
+      public void check(JavaClass c, ConditionEvents events) {
+        List<JavaType> supertypes = new ArrayList<>(c.getInterfaces());
+        c.getSuperclass().ifPresent(supertypes::add);
+        for (JavaType t : supertypes) {
+          report(c, c.getName() + " extends or implements", t, events);
+        }
+        for (JavaField f : c.getFields()) {
+          if (seen(f.getModifiers())) {
+            report(c, f.getFullName(), f.getType(), events);
+          }
+        }
+        for (JavaCodeUnit u : c.getCodeUnits()) {
+          if (!seen(u.getModifiers()) || u.getModifiers().contains(JavaModifier.SYNTHETIC)) {
+            continue;
+          }
+          report(c, u.getFullName() + " returns", u.getReturnType(), events);
+          for (JavaType p : u.getParameterTypes()) {
+            report(c, u.getFullName() + " takes", p, events);
+          }
+          for (JavaClass t : u.getThrowsClause().getTypes()) {
+            report(c, u.getFullName() + " throws", t, events);
+          }
+        }
+      }
+
+      private void report(JavaClass owner, String where, JavaType type, ConditionEvents events) {
+        for (JavaClass raw : type.getAllInvolvedRawTypes()) {
+          if (raw.getPackageName().startsWith("dev.relent.internal")) {
+            events.add(
+                SimpleConditionEvent.violated(owner, where + " " + raw.getName() + ", internal"));
+          }
+        }
+      }
+    };
+  }
+
+  private static boolean seen(Set<JavaModifier> modifiers) {
+    return modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED);
   }
 
   private static DescribedPredicate<JavaClass> internalOf(String module) {

@@ -1,5 +1,14 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.AttemptContext;
+import dev.relent.CheckedSupplier;
+import dev.relent.ContextualSupplier;
+import dev.relent.OutcomeDescriber;
+import dev.relent.RelentEvent;
+import dev.relent.RelentException;
+import dev.relent.RelentListener;
+import dev.relent.ServerHint;
+import dev.relent.Verdict;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Pacer;
 import dev.relent.guard.RetryBudget;
@@ -455,13 +464,8 @@ class Execution<R> implements AttemptContext {
   private void feedPacer(Verdict verdict, ServerHint hint, long attemptStart) {
     Pacer pacer = guards.pacer();
     if (hint != null) {
-      if (hint.hasQuota() || hint.policyQuotaOrNegative() > 0) {
-        pacer.observeQuota(
-            attemptStart,
-            hint.remainingOrNegative(),
-            hint.resetNanosOrNegative(),
-            hint.policyQuotaOrNegative(),
-            hint.policyWindowNanosOrNegative());
+      if (settings.reportsQuota(hint)) {
+        settings.observeQuota(pacer, attemptStart, hint);
       }
       if (hint.pausesAll()
           && !scoped.named()
@@ -635,8 +639,8 @@ class Execution<R> implements AttemptContext {
     if (scoped.pausedByThisCall != null) {
       g.alsoPaused(scoped.pausedByThisCall, scoped.pausedForNanos);
     }
-    RelentException e = g.toException();
-    executor.countGiveUp(g.reason);
+    RelentException e = settings.api.exception(g);
+    executor.countGiveUp(g.reason());
     if (observed()) {
       emit(event(RelentEvent.Type.FAILURE, -1, null, e));
     }
@@ -682,7 +686,7 @@ class Execution<R> implements AttemptContext {
         started || lastVerdict == null
             ? OutcomeDescriber.NO_CLASS
             : settings.describer.outcomeClass(lastResult, lastFailure);
-    return new RelentEvent<>(
+    return settings.api.event(
         type,
         attempts,
         Math.max(0L, now - startNanos),

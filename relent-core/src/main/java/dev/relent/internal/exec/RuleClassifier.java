@@ -1,5 +1,7 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.OutcomeClassifier;
+import dev.relent.Verdict;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.Predicate;
@@ -12,7 +14,7 @@ import java.util.function.Predicate;
  * succeeds. Immutable and thread-safe; its verdicts are constants, so classifying allocates
  * nothing.
  */
-final class RuleClassifier<R> implements OutcomeClassifier<R> {
+public final class RuleClassifier<R> implements OutcomeClassifier<R> {
   private static final Verdict INTERRUPTED = Verdict.abort("interrupted");
   private static final Verdict ABORT_ON = Verdict.abort("abortOn");
   private static final Verdict RETRY_ON = Verdict.retry("retryOn");
@@ -29,7 +31,17 @@ final class RuleClassifier<R> implements OutcomeClassifier<R> {
   private final List<Predicate<? super R>> abortIf;
   private final boolean failureConditions;
 
-  RuleClassifier(
+  /**
+   * Creates the classifier of the given rules, copied.
+   *
+   * @param retryOn the failure types retried; empty: every failure but an interruption
+   * @param abortOn the failure types never retried
+   * @param retryOnFailure the failures retried, by predicate
+   * @param abortOnFailure the failures never retried, by predicate
+   * @param retryIf the results retried
+   * @param abortIf the results returned as they are
+   */
+  public RuleClassifier(
       List<Class<? extends Throwable>> retryOn,
       List<Class<? extends Throwable>> abortOn,
       List<Predicate<? super Throwable>> retryOnFailure,
@@ -45,8 +57,12 @@ final class RuleClassifier<R> implements OutcomeClassifier<R> {
     this.failureConditions = !retryOn.isEmpty() || !retryOnFailure.isEmpty();
   }
 
-  /** Whether any rule was given; a classifier set with {@code withClassifier} excludes them. */
-  boolean hasRules() {
+  /**
+   * Returns whether any rule was given; a classifier set with {@code withClassifier} excludes them.
+   *
+   * @return true if any list of rules is not empty
+   */
+  public boolean hasRules() {
     return failureConditions
         || !abortOn.isEmpty()
         || !abortOnFailure.isEmpty()

@@ -1,5 +1,7 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.RelentException;
+import dev.relent.ServerHint;
 import dev.relent.guard.RetryBudget;
 import dev.relent.guard.Scope;
 import dev.relent.guard.ScopeGuards;
@@ -19,7 +21,7 @@ import java.util.List;
  * guard that refused, the numbers); the fields are set only here. Not thread-safe: made and thrown
  * by one execution.
  */
-final class GiveUp {
+public final class GiveUp {
   /**
    * What every give-up says about the call so far.
    *
@@ -38,19 +40,19 @@ final class GiveUp {
       Object lastResult,
       Throwable failure) {}
 
-  final RelentException.Reason reason;
-  final int attempts;
-  final long elapsedNanos;
-  final String lastOutcome;
-  final String lastRule;
-  final Object lastResult;
-  final Throwable failure;
-  long serverWaitNanos = -1;
-  long allowedWaitNanos = -1;
-  Instant retryAt;
-  long budgetAvailable = -1;
-  long budgetLimit = -1;
-  String detail;
+  private final RelentException.Reason reason;
+  private final int attempts;
+  private final long elapsedNanos;
+  private final String lastOutcome;
+  private final String lastRule;
+  private final Object lastResult;
+  private final Throwable failure;
+  private long serverWaitNanos = -1;
+  private long allowedWaitNanos = -1;
+  private Instant retryAt;
+  private long budgetAvailable = -1;
+  private long budgetLimit = -1;
+  private String detail;
 
   private GiveUp(RelentException.Reason reason, Facts facts, String detail) {
     this.reason = reason;
@@ -61,6 +63,116 @@ final class GiveUp {
     this.lastResult = facts.lastResult();
     this.failure = facts.failure();
     this.detail = detail;
+  }
+
+  // ---------------------------------------------------------------- what the exception reads
+
+  /**
+   * Returns why the call gave up.
+   *
+   * @return the reason
+   */
+  public RelentException.Reason reason() {
+    return reason;
+  }
+
+  /**
+   * Returns the attempts made.
+   *
+   * @return zero or more
+   */
+  public int attempts() {
+    return attempts;
+  }
+
+  /**
+   * Returns the time from the start of the call until it gave up.
+   *
+   * @return nanoseconds, zero or more
+   */
+  public long elapsedNanos() {
+    return elapsedNanos;
+  }
+
+  /**
+   * Returns the last outcome, described.
+   *
+   * @return the description, or null before any attempt
+   */
+  public String lastOutcome() {
+    return lastOutcome;
+  }
+
+  /**
+   * Returns the rule that judged the last outcome.
+   *
+   * @return the rule, or null before any attempt
+   */
+  public String lastRule() {
+    return lastRule;
+  }
+
+  /**
+   * Returns the last result, when the last attempt returned one.
+   *
+   * @return the result, or null
+   */
+  public Object lastResult() {
+    return lastResult;
+  }
+
+  /**
+   * Returns the last failure: the exception's cause.
+   *
+   * @return the failure, or null
+   */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /**
+   * Returns how long the server asked to wait.
+   *
+   * @return nanoseconds, or -1 when it did not ask
+   */
+  public long serverWaitNanos() {
+    return serverWaitNanos;
+  }
+
+  /**
+   * Returns the longest wait that was allowed.
+   *
+   * @return nanoseconds, or -1 when no wait was refused
+   */
+  public long allowedWaitNanos() {
+    return allowedWaitNanos;
+  }
+
+  /**
+   * Returns the earliest wall-clock time a new attempt may be made.
+   *
+   * @return the time, or null when not known
+   */
+  public Instant retryAt() {
+    return retryAt;
+  }
+
+  /**
+   * Returns the retries the budget allowed.
+   *
+   * @return retries available, or -1 without a budget
+   */
+  public long budgetAvailable() {
+    return budgetAvailable;
+  }
+
+  /**
+   * Returns the retries the budget allows in its window.
+   *
+   * @return the limit, or -1 without a budget
+   */
+  public long budgetLimit() {
+    return budgetLimit;
   }
 
   // ---------------------------------------------------------------- RETRIES_EXHAUSTED
@@ -341,28 +453,12 @@ final class GiveUp {
     return this;
   }
 
-  RelentException toException() {
-    switch (reason) {
-      case RETRIES_EXHAUSTED:
-        return new RetriesExhaustedException(this);
-      case DEADLINE:
-      case RATE_LIMIT_WAIT:
-      case CONCURRENCY_LIMIT:
-        return new DeadlineExceededException(this);
-      case SERVER_WAIT_TOO_LONG:
-        return new ServerWaitTooLongException(this);
-      case QUOTA_EXHAUSTED:
-        return new QuotaExhaustedException(this);
-      case CIRCUIT_OPEN:
-        return new CircuitOpenException(this);
-      case RETRY_BUDGET:
-        return new RetryBudgetExhaustedException(this);
-      default:
-        return new RelentException(this);
-    }
-  }
-
-  String message() {
+  /**
+   * Returns the exception's message: "{headline} after N attempts in T (last: …; detail)".
+   *
+   * @return the message
+   */
+  public String message() {
     StringBuilder m = new StringBuilder(160).append(headline());
     if (attempts == 0) {
       m.append(" before any attempt, ").append(Durations.format(elapsedNanos)).append(" in (");

@@ -1,5 +1,14 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.AsyncSupplier;
+import dev.relent.CheckedSupplier;
+import dev.relent.ContextualSupplier;
+import dev.relent.RelentCounters;
+import dev.relent.RelentEvent;
+import dev.relent.RelentException;
+import dev.relent.RelentExecutor;
+import dev.relent.RelentListener;
+import dev.relent.RetryPolicy;
 import dev.relent.guard.AdaptiveThrottle;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
@@ -20,7 +29,7 @@ import java.util.concurrent.atomic.LongAdder;
  * state lives in {@link Execution} (sync) and {@link AsyncExecution} (async), which share every
  * decision so that the two modes cannot drift apart.
  */
-final class RelentExecutorImpl<R> implements RelentExecutor<R> {
+public final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   private final RetryPolicy policy;
   private final CircuitBreaker breaker;
   private final RetryBudget budget;
@@ -48,24 +57,36 @@ final class RelentExecutorImpl<R> implements RelentExecutor<R> {
   private final LongAdder successes = new LongAdder();
   private final LongAdder[] failures = new LongAdder[RelentException.Reason.values().length + 1];
 
-  RelentExecutorImpl(RelentExecutor.Builder<R> b, OutcomeClassifier<R> classifier) {
-    policy = b.policy;
-    breaker = b.breaker;
-    budget = b.budget;
-    pacer = b.pacer;
-    throttle = b.throttle;
-    limit = b.limit;
-    listeners = List.copyOf(b.listeners);
-    guards = new GuardChain(breaker, throttle, limit, pacer, budget);
-    settings =
-        new ExecutionSettings<>(
-            b.policy.config(),
-            classifier,
-            b.outcomeDescriber,
-            b.hintExtractor,
-            b.pauseTarget,
-            b.registry,
-            b.time);
+  /**
+   * Creates the executor {@link RelentExecutor.Builder#build()} describes.
+   *
+   * @param policy the retry policy
+   * @param breaker the circuit breaker, or null
+   * @param budget the retry budget, or null
+   * @param pacer the pacer, or null
+   * @param throttle the adaptive throttle, or null
+   * @param limit the concurrency limit, or null
+   * @param listeners the executor-wide listeners, copied
+   * @param settings the limits, judges and time sources every call decides by
+   */
+  public RelentExecutorImpl(
+      RetryPolicy policy,
+      CircuitBreaker breaker,
+      RetryBudget budget,
+      Pacer pacer,
+      AdaptiveThrottle throttle,
+      ConcurrencyLimit limit,
+      List<RelentListener<R>> listeners,
+      ExecutionSettings<R> settings) {
+    this.policy = policy;
+    this.breaker = breaker;
+    this.budget = budget;
+    this.pacer = pacer;
+    this.throttle = throttle;
+    this.limit = limit;
+    this.listeners = List.copyOf(listeners);
+    this.guards = new GuardChain(breaker, throttle, limit, pacer, budget);
+    this.settings = settings;
     for (int i = 0; i < failures.length; i++) {
       failures[i] = new LongAdder();
     }

@@ -1,5 +1,7 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.Backoff;
+import dev.relent.Jitter;
 import dev.relent.time.Durations;
 import java.time.Duration;
 
@@ -19,9 +21,10 @@ import java.time.Duration;
  * the span lies nearer to {@code d} than that: the delay never leaves the window. A draw of exactly
  * 1 returns the window itself, which the product could miss by rounding.
  */
-record ExponentialBackoff(Duration base, Duration cap, Jitter jitter) implements Backoff {
+public record ExponentialBackoff(Duration base, Duration cap, Jitter jitter) implements Backoff {
 
-  static final ExponentialBackoff DEFAULTS =
+  /** The default backoff: base 500 ms, cap 30 s, full jitter ({@link Backoff#ofDefaults()}). */
+  public static final ExponentialBackoff DEFAULTS =
       new ExponentialBackoff(Duration.ofMillis(500), Duration.ofSeconds(30), Jitter.FULL);
 
   @Override

@@ -1,5 +1,8 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.PauseTarget;
+import dev.relent.ServerHint;
+import dev.relent.Verdict;
 import dev.relent.guard.CircuitBreaker;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.GuardRegistry;
@@ -545,7 +548,7 @@ sealed class CallScopes permits CallScopes.None {
     if (hint == null) {
       return;
     }
-    boolean quota = hint.hasQuota() || hint.policyQuotaOrNegative() > 0;
+    boolean quota = settings.reportsQuota(hint);
     boolean throttled =
         verdict.kind() == Verdict.Kind.RETRY && hint.pausesAll() && !hint.isQuotaExhausted();
     if (!quota && !throttled) {
@@ -556,12 +559,7 @@ sealed class CallScopes permits CallScopes.None {
       return;
     }
     if (quota) {
-      p.observeQuota(
-          attemptStart,
-          hint.remainingOrNegative(),
-          hint.resetNanosOrNegative(),
-          hint.policyQuotaOrNegative(),
-          hint.policyWindowNanosOrNegative());
+      settings.observeQuota(p, attemptStart, hint);
     }
     if (throttled) {
       p.onThrottled(attemptStart, settings.ticker.read());

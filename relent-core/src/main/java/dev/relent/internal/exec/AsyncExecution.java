@@ -1,5 +1,7 @@
-package dev.relent;
+package dev.relent.internal.exec;
 
+import dev.relent.AsyncSupplier;
+import dev.relent.RelentListener;
 import dev.relent.guard.ConcurrencyLimit;
 import dev.relent.guard.Scope;
 import dev.relent.time.Durations;
