@@ -625,4 +625,53 @@ class ScopedExecutorTest {
     assertThat(plain.registry()).isEmpty();
     assertThat(plain.get(List.of(), ctx -> ok("i"), null).status()).isEqualTo(200);
   }
+
+  /** A 200 with one left of a window that resets in 1 s (X-RateLimit-*). */
+  private static Reply oneLeft(String endpoint) {
+    return new Reply(
+        200, ServerHint.quota(1, Duration.ofSeconds(1), "X-RateLimit-Remaining: 1"), endpoint);
+  }
+
+  /** A 200 that says none of the same window is left. */
+  private static Reply lastOfTheWindow(String endpoint) {
+    return new Reply(
+        200,
+        ServerHint.rateLimited(Duration.ofSeconds(1), "X-RateLimit-Remaining: 0")
+            .withQuota(0, Duration.ofSeconds(1)),
+        endpoint);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aSuccessWithNoneLeftPausesNoScopeWhoseBracketPacerHoldsTheWindowItself(Mode mode) {
+    FakeTime time = new FakeTime();
+    GuardRegistry bracket =
+        GuardRegistry.builder()
+            .withTime(time)
+            .withPacer(
+                Scope.Kind.ENDPOINT,
+                s -> Pacer.builder().adaptive(Pacer.Congestion.BRACKET).withTime(time).build())
+            .build();
+    Harness<Reply> x = harness(mode, time, bracket, b -> b);
+    // One answer with none left is not known to be a window's: the scope pauses as for any.
+    x.run(ON_ITEMS, Harness.answers(lastOfTheWindow("i")));
+    assertThat(bracket.find(ITEMS).orElseThrow().isPaused()).isTrue();
+    time.advance(Duration.ofSeconds(2));
+    // Two readings naming one reset are a window's: the pacer holds to it, the scope is not paused.
+    x.run(ON_ITEMS, Harness.answers(oneLeft("i")));
+    x.run(ON_ITEMS, Harness.answers(lastOfTheWindow("i")));
+    ScopeGuards items = bracket.find(ITEMS).orElseThrow();
+    // No pause: the pacer holds its own starts until the window lets the next go (WindowLength).
+    assertThat(items.isPaused()).isFalse();
+    assertThat(items.pacer().orElseThrow().pausedUntilNanos()).isPositive();
+
+    // A fixed-rate pacer reads no quota: the scope pauses for the stated reset.
+    GuardRegistry fixed =
+        GuardRegistry.builder()
+            .withTime(time)
+            .withPacer(Scope.Kind.ENDPOINT, s -> Pacer.of(100, Duration.ofSeconds(1)))
+            .build();
+    harness(mode, time, fixed, b -> b).run(ON_ITEMS, Harness.answers(lastOfTheWindow("i")));
+    assertThat(fixed.find(ITEMS).orElseThrow().isPaused()).isTrue();
+  }
 }

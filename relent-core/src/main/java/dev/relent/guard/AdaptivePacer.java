@@ -208,7 +208,7 @@ final class AdaptivePacer extends SpinLocked implements Pacer {
 
   @Override
   public boolean holdsEmptyWindows() {
-    return congestion == Pacer.Congestion.BRACKET;
+    return reading.holding();
   }
 
   @Override

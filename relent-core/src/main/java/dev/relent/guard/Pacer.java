@@ -186,12 +186,13 @@ public interface Pacer {
   }
 
   /**
-   * Returns whether this pacer holds its starts while a window of the server's quota has none left,
-   * until the window lets the next one go ({@link #observeQuota}): it learns the window's length,
-   * so it may let a start go before a reset stated in whole seconds. A success that says none is
-   * left then pauses nothing; the pacer alone decides when the next start goes.
+   * Returns whether the answer this pacer read last ({@link #observeQuota}) said none of a window
+   * of the server's quota is left, and the pacer holds its starts until the window lets the next
+   * one go: it learns the window's length, so it may let a start go before a reset stated in whole
+   * seconds. A success that says so (but for a quota exhausted for long) then pauses nothing; the
+   * pacer alone decides when the next start goes.
    *
-   * @return false unless the pacer is adaptive with {@link Congestion#BRACKET}
+   * @return false unless the pacer is adaptive with {@link Congestion#BRACKET} and holds so
    */
   default boolean holdsEmptyWindows() {
     return false;

@@ -39,6 +39,7 @@ final class QuotaReading {
   private boolean window;
 
   // Read without the lock.
+  private volatile boolean holding;
   private volatile long floorNanos;
   private volatile long until = NEVER;
   private volatile long rateNanos;
@@ -64,6 +65,7 @@ final class QuotaReading {
    */
   void read(long sentAtNanos, long answeredAtNanos, long remaining, long resetNanos, long quota) {
     long resetAt = Nanos.saturatedAdd(sentAtNanos, resetNanos);
+    holding = false;
     if (length != null) {
       length.readLimit(remaining, quota);
     }
@@ -74,7 +76,7 @@ final class QuotaReading {
     }
     // The server counted the attempt sent at sentAt, not the starts reserved after it (those
     // booked for after the reset take nothing of this window).
-    long left = remaining - starts.startsBetween(sentAtNanos, resetAt - 1);
+    long left = remaining - starts.startsAfter(sentAtNanos);
     if (tellsWindows && inForceAt(sentAtNanos)) {
       // Two readings of one window that name the same reset, within the second a reset stated in
       // whole seconds may be off by, count down to a fixed reset; a reset that moved on does not.
@@ -93,11 +95,13 @@ final class QuotaReading {
       // The starts booked inside the hold are booked again after it.
       starts.dropBetween(answeredAtNanos, holdEnd);
       schedule.holdUntil(holdEnd);
+      holding = true;
       keep(sentAtNanos, answeredAtNanos, remaining, resetNanos);
       return;
     } else if (left <= 0) {
       // A reset that moves on (a bucket's refill): the span until it, a quarter of it going in.
       interval = span;
+
     } else {
       // The schedule holds the next start one interval (the one it was reserved at) after the
       // newest; from there `left` starts fit before the reset, the one after them at the reset.
@@ -177,6 +181,11 @@ final class QuotaReading {
                 - 1
             : starts.startsBetween(readAt, sentAtNanos);
     return uncounted > left ? -1 : reset;
+  }
+
+  /** Whether the last reading was of a window with none left, which holds the starts after it. */
+  boolean holding() {
+    return holding;
   }
 
   /** A refusal of the start sent at {@code sentAtNanos}. */

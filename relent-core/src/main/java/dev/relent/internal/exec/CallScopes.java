@@ -483,6 +483,7 @@ sealed class CallScopes permits CallScopes.None {
   <R> void pause(R result, Throwable thrown, Verdict verdict, ServerHint hint, long attemptStart) {
     int at = target(result, thrown, hint);
     if (verdict.kind() != Verdict.Kind.RETRY
+        && !hint.isQuotaExhausted()
         && scopePacers[at] != null
         && scopePacers[at].holdsEmptyWindows()) {
       return; // a success with none left: the scope's pacer holds its starts to the window itself

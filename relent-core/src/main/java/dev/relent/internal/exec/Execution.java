@@ -428,12 +428,14 @@ class Execution<R> implements AttemptContext {
       // The caller's problem (a 4xx), or the server pacing the caller (a 429): not its failure.
       unsettled = CALL_NEUTRAL;
     }
+    // The scopes' pacers read the answer first: one that holds its own starts for it (a window
+    // with none left) needs no pause.
+    scoped.feed(result, thrown, verdict, hint, attemptStart);
     if (hint != null && hint.pausesAll()) {
       // The scope the answer belongs to pauses, not every call of the executor; the server's wait
       // counts from its answer, which came after the attempt began.
       scoped.pause(result, thrown, verdict, hint, attemptStart);
     }
-    scoped.feed(result, thrown, verdict, hint, attemptStart);
     feedPacer(verdict, hint, attemptStart);
     if (!verdict.isDownstreamFailure()) {
       guards.throttle().onAccepted(attemptStart);
@@ -469,7 +471,9 @@ class Execution<R> implements AttemptContext {
       }
       if (hint.pausesAll()
           && !scoped.named()
-          && (verdict.kind() == Verdict.Kind.RETRY || !pacer.holdsEmptyWindows())) {
+          && (verdict.kind() == Verdict.Kind.RETRY
+              || hint.isQuotaExhausted()
+              || !pacer.holdsEmptyWindows())) {
         // With scopes the answer pauses its scope instead (see onOutcome); the rate still learns.
         // A success with none left pauses nothing when the pacer holds to the window itself. The
         // server's wait counts from its answer.
