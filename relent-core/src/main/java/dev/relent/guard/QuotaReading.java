@@ -40,6 +40,7 @@ final class QuotaReading {
 
   // Read without the lock.
   private volatile boolean holding;
+  private long heldUntil = NEVER;
   private volatile long floorNanos;
   private volatile long until = NEVER;
   private volatile long rateNanos;
@@ -96,6 +97,7 @@ final class QuotaReading {
       starts.dropBetween(answeredAtNanos, holdEnd);
       schedule.holdUntil(holdEnd);
       holding = true;
+      heldUntil = Math.max(heldUntil, holdEnd);
       keep(sentAtNanos, answeredAtNanos, remaining, resetNanos);
       return;
     } else if (left <= 0) {
@@ -196,12 +198,13 @@ final class QuotaReading {
   }
 
   /**
-   * Whether the refusal of the start sent at {@code sentAtNanos} is the window's: its answer said
-   * none of a window was left, and the pacer holds its starts until the window lets one go, so the
+   * Whether the refusal of the start sent at {@code sentAtNanos} is the window's: it was sent
+   * before the end of a hold of a window with none left (booked while the answers that filled the
+   * window were on their way), and the pacer holds its starts until the window lets one go, so the
    * rate it learned need not fall.
    */
   boolean explainsRefusal(long sentAtNanos) {
-    return window && length != null && sentAt == sentAtNanos && remaining == 0;
+    return window && length != null && sentAtNanos < heldUntil;
   }
 
   /** Whether the floor is in force at {@code t}: a reading was read and its reset is later. */

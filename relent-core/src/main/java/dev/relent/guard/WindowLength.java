@@ -57,7 +57,11 @@ final class WindowLength {
       return; // no quota read: nothing is counted here
     }
     starts.refused(sentAtNanos);
-    if (guessedFrom != NEVER && sentAtNanos >= guessedFrom && sentAtNanos < statedUntil) {
+    // A start of the guessed window's first `limit` is the guess's; one after them, the window's.
+    if (guessedFrom != NEVER
+        && sentAtNanos >= guessedFrom
+        && sentAtNanos < statedUntil
+        && starts.startsBetween(guessedFrom - 1, sentAtNanos - 1) < limit) {
       refusedGuesses++;
       guessedFrom = NEVER;
     }
