@@ -1,5 +1,6 @@
 package dev.relent.proxy;
 
+import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import dev.relent.http.adapter.ResponseAccess;
 
@@ -30,5 +31,10 @@ enum ProxyAccess implements ResponseAccess<ProxyResponse> {
   @Override
   public HeaderLookup headers(ProxyResponse response) {
     return response.headers();
+  }
+
+  @Override
+  public DecisionTable table(ProxyResponse response) {
+    return response.table();
   }
 }

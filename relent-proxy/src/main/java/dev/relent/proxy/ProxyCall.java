@@ -128,6 +128,10 @@ final class ProxyCall {
     return call != null && call.key() != null;
   }
 
+  dev.relent.http.DecisionTable table() {
+    return call.table();
+  }
+
   int maxBufferedBody() {
     return proxy.callLoop().maxBufferedBody();
   }

@@ -1,5 +1,6 @@
 package dev.relent.proxy;
 
+import dev.relent.http.DecisionTable;
 import dev.relent.http.HeaderLookup;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -24,6 +25,7 @@ public final class ProxyResponse {
   private final ByteBuf body;
   private final boolean cut;
   private final UpstreamAttempt stream;
+  private final DecisionTable table;
 
   ProxyResponse(
       String method,
@@ -32,7 +34,9 @@ public final class ProxyResponse {
       HttpResponse head,
       ByteBuf body,
       boolean cut,
-      UpstreamAttempt stream) {
+      UpstreamAttempt stream,
+      DecisionTable table) {
+    this.table = table;
     this.method = method;
     this.uri = uri;
     this.keyed = keyed;
@@ -63,6 +67,11 @@ public final class ProxyResponse {
 
   boolean keyed() {
     return keyed;
+  }
+
+  /** The call's own decision table (a body sent once is judged without re-sends), or null. */
+  DecisionTable table() {
+    return table;
   }
 
   HeaderLookup headers() {

@@ -37,7 +37,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -105,6 +108,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
   private final List<Listener> bound = new ArrayList<>();
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean draining;
+  private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private boolean closed;
 
   private RelentProxy(HttpCallLoop<ProxyResponse> loop, Settings settings, RelentMetrics metrics) {
@@ -262,17 +266,16 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     for (Channel ch : servers) {
       ch.close().syncUninterruptibly();
     }
-    long waitedNanos = 0;
-    long stepNanos = 10_000_000L;
-    while (inFlight.get() > 0 && waitedNanos < settings.drainTimeout.toNanos()) {
-      try {
-        // Waiting for callers' answers, not for retry time: the executor's own waits are not here.
-        settings.time.sleeper().sleep(stepNanos);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-      waitedNanos += stepNanos;
+    if (inFlight.get() == 0) {
+      drained.complete(null);
+    }
+    try {
+      // Real time, whatever the time source: callers' answers are awaited, not retry waits.
+      drained.get(settings.drainTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // cut below
     }
     if (inFlight.get() > 0) {
       log.event(
@@ -325,7 +328,9 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
   }
 
   void callEnded() {
-    inFlight.decrementAndGet();
+    if (inFlight.decrementAndGet() == 0 && draining) {
+      drained.complete(null);
+    }
   }
 
   boolean allows(String host, int port) {

@@ -198,7 +198,8 @@ final class UpstreamAttempt {
       phase = Phase.HANDED;
       pending = new ArrayDeque<>();
       stage.complete(
-          new ProxyResponse(call.method(), call.uri(), call.keyed(), response, null, false, this));
+          new ProxyResponse(
+              call.method(), call.uri(), call.keyed(), response, null, false, this, call.table()));
     }
   }
 
@@ -265,7 +266,8 @@ final class UpstreamAttempt {
 
   private void complete(boolean cut) {
     ProxyResponse r =
-        new ProxyResponse(call.method(), call.uri(), call.keyed(), head, buffered, cut, null);
+        new ProxyResponse(
+            call.method(), call.uri(), call.keyed(), head, buffered, cut, null, call.table());
     if (!stage.complete(r)) {
       buffered.release();
     }

@@ -81,6 +81,7 @@ final class ProxyFixture implements AutoCloseable {
 
   @Override
   public void close() {
+    log.forEach(System.out::println);
     proxy.close();
     server.close();
     waits.close();
