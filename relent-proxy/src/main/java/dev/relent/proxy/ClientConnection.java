@@ -48,6 +48,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private HttpRequest internal;
 
+  /**
+   * What arrived after a request's end and before its answer (a pipelining caller, or the next
+   * request read with the same bytes): replayed, in order, once the answer is written.
+   */
+  private final java.util.ArrayDeque<Object> waiting = new java.util.ArrayDeque<>();
+
   ClientConnection(RelentProxy proxy, RelentProxy.Listener listener, RequestClock clock) {
     this.proxy = proxy;
     this.listener = listener;
@@ -64,6 +70,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!waiting.isEmpty() || (call != null && !call.bodyIncomplete())) {
+      // One request at a time: reads are off until the answer is written; what was already read
+      // waits its turn.
+      ctx.channel().config().setAutoRead(false);
+      waiting.add(msg);
+      return;
+    }
+    read(ctx, msg);
+  }
+
+  private void read(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof HttpRequest) {
       head(ctx, (HttpRequest) msg);
     }
@@ -387,16 +404,31 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     call = null;
     proxy.callEnded();
     clock.requestEnded();
+    ChannelHandlerContext ctx = ended.connectionContext();
     if (!keepAlive || !keepsAlive()) {
-      proxyClose(ended);
-    } else {
-      ended.connectionContext().channel().config().setAutoRead(true);
-      ended.connectionContext().read();
+      releaseWaiting();
+      ctx.close();
+      return;
+    }
+    Object msg;
+    while (call == null || call.bodyIncomplete()) {
+      msg = waiting.poll();
+      if (msg == null) {
+        break;
+      }
+      read(ctx, msg);
+    }
+    if (waiting.isEmpty() && ctx.channel().isActive()) {
+      ctx.channel().config().setAutoRead(true);
+      ctx.read();
     }
   }
 
-  private static void proxyClose(ProxyCall ended) {
-    ended.connectionContext().close();
+  private void releaseWaiting() {
+    Object msg;
+    while ((msg = waiting.poll()) != null) {
+      ReferenceCountUtil.release(msg);
+    }
   }
 
   @Override
@@ -422,6 +454,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    releaseWaiting();
     if (call != null) {
       ProxyCall c = call;
       call = null;

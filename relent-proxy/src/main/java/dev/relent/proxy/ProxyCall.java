@@ -177,6 +177,8 @@ final class ProxyCall {
     }
     if (last) {
       bodyEnded = true;
+      // Nothing more is read from the caller until this request is answered.
+      ctx.channel().config().setAutoRead(false);
       begin(true);
     }
   }

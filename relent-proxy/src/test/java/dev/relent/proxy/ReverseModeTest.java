@@ -259,6 +259,26 @@ class ReverseModeTest {
   }
 
   @Test
+  void pipelinedRequestsAreAnsweredInTurn() throws Exception {
+    try (ProxyFixture f =
+        new ProxyFixture(
+            Scenario.builder()
+                .route("/one")
+                .steps(Step.status(503), Step.ok("first"))
+                .route("/two")
+                .steps(Step.ok("second"))
+                .build())) {
+      String answers =
+          Raw.exchange(
+              f.address(),
+              "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n"
+                  + "Connection: close\r\n\r\n");
+      assertThat(answers.indexOf("first")).isPositive().isLessThan(answers.indexOf("second"));
+      assertThat(answers).contains("Relent-Attempts: 2", "Relent-Attempts: 1");
+    }
+  }
+
+  @Test
   void aLargeAnswerStreamsThroughWhole() throws Exception {
     String big = "x".repeat(3 * 1024 * 1024);
     try (ProxyFixture f =
