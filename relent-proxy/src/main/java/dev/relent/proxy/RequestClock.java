@@ -22,6 +22,7 @@ final class RequestClock extends ChannelInboundHandlerAdapter {
               + "Content-Type: application/problem+json\r\n"
               + "Connection: close\r\n"
               + "Relent-Give-Up: client-timeout\r\n"
+              + "Relent-Attempts: 0\r\n"
               + "Content-Length: 148\r\n\r\n")
           .getBytes(StandardCharsets.US_ASCII);
 
