@@ -281,14 +281,7 @@ public final class ProxyCommand implements Callable<Integer> {
             err.flush();
           }
         };
-    b.withLogSink(
-        quiet
-            ? l -> {
-              if (!l.contains(" attempt=")) {
-                line.accept(l);
-              }
-            }
-            : line);
+    b.withLogSink(line).withAttemptLines(!quiet);
     AccountGuards.Fleet fleet = AccountGuards.share(cli, shared, account, firstHost, err);
     try {
       AccountGuards.apply(b, rate, concurrency, budget, failures, scopes, fleet, time);

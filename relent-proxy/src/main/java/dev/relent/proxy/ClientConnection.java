@@ -33,7 +33,8 @@ import java.util.Locale;
  * listener's upstream for a path, an allowed host for an absolute {@code http://} URI, a tunnel for
  * {@code CONNECT}, the proxy itself for {@code /__relent/…}), refuses what it cannot serve with a
  * clear status and a log line, and hands the rest to a {@link ProxyCall}. One request at a time:
- * reading stops while a call is answered, so pipelined requests wait their turn.
+ * what arrives before a call is answered (pipelined requests) waits its turn, and past a few parts
+ * reads stop until the answer is written.
  *
  * <p>Used on its channel's event loop only.
  */
@@ -54,6 +55,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    */
   private final java.util.ArrayDeque<Object> waiting = new java.util.ArrayDeque<>();
 
+  /** How many parts of later requests may wait before reads stop. */
+  private static final int MAX_WAITING = 16;
+
   ClientConnection(RelentProxy proxy, RelentProxy.Listener listener, RequestClock clock) {
     this.proxy = proxy;
     this.listener = listener;
@@ -71,10 +75,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (!waiting.isEmpty() || (call != null && !call.bodyIncomplete())) {
-      // One request at a time: reads are off until the answer is written; what was already read
-      // waits its turn.
-      ctx.channel().config().setAutoRead(false);
+      // One request at a time: what comes before the answer waits its turn, and past a few parts
+      // reads stop until the answer is written.
       waiting.add(msg);
+      if (waiting.size() > MAX_WAITING) {
+        ctx.channel().config().setAutoRead(false);
+      }
       return;
     }
     read(ctx, msg);
@@ -418,9 +424,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       read(ctx, msg);
     }
-    if (waiting.isEmpty() && ctx.channel().isActive()) {
+    if (waiting.isEmpty() && ctx.channel().isActive() && !ctx.channel().config().isAutoRead()) {
       ctx.channel().config().setAutoRead(true);
-      ctx.read();
     }
   }
 
@@ -473,6 +478,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       proxy.callEnded();
     }
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (call != null && ctx.channel().isWritable()) {
+      call.writable();
+    }
+    ctx.fireChannelWritabilityChanged();
   }
 
   @Override

@@ -86,6 +86,9 @@ final class ProxyCall {
   private boolean answered;
   private ScheduledFuture<?> deadlineTimer;
 
+  /** The attempt whose body streams to the caller, once the answer was accepted. */
+  private volatile UpstreamAttempt streaming;
+
   ProxyCall(
       RelentProxy proxy,
       ClientConnection connection,
@@ -104,7 +107,6 @@ final class ProxyCall {
     this.keepAlive = HttpUtil.isKeepAlive(request);
     this.deadlineNanos = deadlineNanos;
     this.keyRoute = proxy.keysRoute(request.method().name(), pathOf(target));
-    this.kept = ctx.alloc().compositeBuffer();
   }
 
   private static String pathOf(String target) {
@@ -158,10 +160,13 @@ final class ProxyCall {
     }
     ByteBuf part = content.content();
     if (part.isReadable()) {
+      if (kept == null) {
+        kept = ctx.alloc().compositeBuffer();
+      }
       kept.addComponent(true, part.retain());
     }
     content.release();
-    if (kept.readableBytes() > proxy.maxRequestBody()) {
+    if (kept != null && kept.readableBytes() > proxy.maxRequestBody()) {
       // Too long to keep for a resend: it goes once, as it arrives.
       oneShot = true;
       oneShotQueue = new ArrayDeque<>();
@@ -177,8 +182,6 @@ final class ProxyCall {
     }
     if (last) {
       bodyEnded = true;
-      // Nothing more is read from the caller until this request is answered.
-      ctx.channel().config().setAutoRead(false);
       begin(true);
     }
   }
@@ -280,7 +283,10 @@ final class ProxyCall {
 
   private void begin(boolean resendable) {
     String existing = request.headers().get(Idempotency.HEADER);
-    CallOptions.Builder options = CallOptions.builder().withAttemptListener(this::attempted);
+    CallOptions.Builder options = CallOptions.builder();
+    if (proxy.attemptLines()) {
+      options.withAttemptListener(this::attempted);
+    }
     if (keyRoute && existing == null) {
       options.withIdempotencyKey();
     }
@@ -331,6 +337,14 @@ final class ProxyCall {
         .giveUp(connection.listener(), method(), proxy.redactor().uri(uri), g, call.attempts());
     answer(g);
     future.cancel(true);
+  }
+
+  /** The caller's connection can take more: the upstream body may be read on. */
+  void writable() {
+    UpstreamAttempt s = streaming;
+    if (s != null) {
+      s.resume();
+    }
   }
 
   ChannelHandlerContext connectionContext() {
@@ -471,8 +485,10 @@ final class ProxyCall {
       response.release();
       return;
     }
-    ctx.writeAndFlush(head);
+    // Flushed with the first part of the body, one write for both when they come together.
+    ctx.write(head);
     UpstreamAttempt source = response.stream();
+    streaming = source;
     source.stream(
         new UpstreamAttempt.Sink() {
           @Override
@@ -485,10 +501,21 @@ final class ProxyCall {
                         connection.callEnded(ProxyCall.this, false);
                       } else if (last) {
                         connection.callEnded(ProxyCall.this, keep);
-                      } else {
-                        source.more();
                       }
                     });
+            if (!last && !ctx.channel().isWritable()) {
+              source.pause();
+            }
+          }
+
+          @Override
+          public boolean writable() {
+            return ctx.channel().isWritable();
+          }
+
+          @Override
+          public void flushHead() {
+            ctx.flush();
           }
 
           @Override

@@ -6,6 +6,7 @@ import dev.relent.http.adapter.HttpAdapter;
 import dev.relent.http.adapter.HttpAdapterBuilder;
 import dev.relent.http.adapter.HttpCallLoop;
 import dev.relent.micrometer.RelentMetrics;
+import dev.relent.time.Scheduler;
 import dev.relent.time.TimeSource;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -111,14 +112,14 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private boolean closed;
 
-  private RelentProxy(HttpCallLoop<ProxyResponse> loop, Settings settings, RelentMetrics metrics) {
+  private RelentProxy(
+      HttpCallLoop<ProxyResponse> loop,
+      Settings settings,
+      RelentMetrics metrics,
+      EventLoopGroup group) {
     super(loop);
     this.settings = settings;
-    this.group =
-        new MultiThreadIoEventLoopGroup(
-            settings.threads,
-            new DefaultThreadFactory("relent-proxy", true),
-            NioIoHandler.newFactory());
+    this.group = group;
     this.upstreams = new Upstreams(group, settings.connectTimeout, settings.idleTimeout);
     this.log = new ProxyLog(settings.logSink, settings.time.clock());
     this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -311,6 +312,10 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     return Instant.ofEpochMilli(settings.time.clock().millis());
   }
 
+  boolean attemptLines() {
+    return settings.attemptLines && settings.logSink != null;
+  }
+
   int maxRequestBody() {
     return settings.maxRequestBody;
   }
@@ -409,6 +414,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     Consumer<String> logSink;
     TimeSource time;
     int threads;
+    boolean attemptLines;
   }
 
   /**
@@ -431,6 +437,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     private boolean anyInterface;
     private String meterName = "proxy";
     private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private boolean attemptLines = true;
 
     Builder() {
       withoutLogging(); // the proxy writes its own line per attempt
@@ -620,6 +627,18 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     }
 
     /**
+     * Sets whether each attempt gets a log line; give-ups and refused requests always do. Default
+     * true.
+     *
+     * @param enabled whether to write a line per attempt
+     * @return this builder
+     */
+    public Builder withAttemptLines(boolean enabled) {
+      this.attemptLines = enabled;
+      return this;
+    }
+
+    /**
      * Allows listeners on addresses other than loopback. Default false: a proxy reachable from
      * other machines would lend them the account's credentials and budget.
      *
@@ -733,6 +752,22 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
       }
       RelentMetrics metrics = RelentMetrics.of(meterName);
       withExecutor(x -> x.onEvent(metrics.listener()));
+      EventLoopGroup group =
+          new MultiThreadIoEventLoopGroup(
+              threads, new DefaultThreadFactory("relent-proxy", true), NioIoHandler.newFactory());
+      if (time.scheduler() == Scheduler.system()) {
+        // The executor's timers (attempt timeouts, waits between attempts) on the proxy's own
+        // event loops: one per attempt, cancelled as often as not, which the system scheduler's
+        // single queue would hold until they were due.
+        super.withTime(
+            TimeSource.of(
+                time.ticker(),
+                time.clock(),
+                time.sleeper(),
+                (task, delayNanos) ->
+                    group.next().schedule(task, Math.max(0L, delayNanos), TimeUnit.NANOSECONDS),
+                time.random()));
+      }
       Settings s = new Settings();
       s.listeners = List.copyOf(listeners);
       s.allowed = Set.copyOf(allowed);
@@ -746,7 +781,8 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
       s.logSink = logSink;
       s.time = time;
       s.threads = threads;
-      RelentProxy proxy = new RelentProxy(buildLoop(ProxyAccess.INSTANCE), s, metrics);
+      s.attemptLines = attemptLines;
+      RelentProxy proxy = new RelentProxy(buildLoop(ProxyAccess.INSTANCE), s, metrics, group);
       try {
         proxy.bind();
       } catch (IOException | RuntimeException e) {

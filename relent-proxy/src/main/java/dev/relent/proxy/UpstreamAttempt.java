@@ -51,6 +51,12 @@ final class UpstreamAttempt {
 
     /** The body cannot be completed. */
     void onAbort(Throwable cause);
+
+    /** Whether the caller's connection can take more now. */
+    boolean writable();
+
+    /** No part of the body is here yet: send the head on its own. */
+    void flushHead();
   }
 
   private enum Phase {
@@ -74,7 +80,11 @@ final class UpstreamAttempt {
   private CompositeByteBuf buffered;
   private boolean keepAlive;
   private boolean informational;
-  private boolean reading;
+
+  /** Whether reads are off: the caller's connection is full, or a handed-over body piles up. */
+  private boolean paused;
+
+  private int pendingBytes;
   private ArrayDeque<HttpContent> pending;
   private Sink sink;
 
@@ -149,8 +159,6 @@ final class UpstreamAttempt {
     HttpRequest request = call.headFor(attempt);
     ch.write(request).addListener(w -> failIfNot(w));
     call.writeBody(ch, this);
-    reading = true;
-    ch.read();
   }
 
   void failIfNot(Future<?> write) {
@@ -160,7 +168,6 @@ final class UpstreamAttempt {
   }
 
   void onMessage(Object msg) {
-    reading = false;
     try {
       if (msg instanceof HttpResponse) {
         onHead((HttpResponse) msg);
@@ -172,9 +179,7 @@ final class UpstreamAttempt {
     } catch (RuntimeException e) {
       ReferenceCountUtil.release(msg);
       fail(e);
-      return;
     }
-    readMoreIfWanted();
   }
 
   private void onHead(HttpResponse response) {
@@ -213,7 +218,6 @@ final class UpstreamAttempt {
     if (informational) {
       content.release();
       informational = !last;
-      readMoreIfWanted();
       return;
     }
     switch (phase) {
@@ -222,8 +226,11 @@ final class UpstreamAttempt {
         break;
       case HANDED:
         pending.add(content);
+        pendingBytes += content.content().readableBytes();
         if (last) {
           ended();
+        } else if (pendingBytes > PENDING_LIMIT) {
+          pause();
         }
         break;
       case STREAMING:
@@ -259,9 +266,7 @@ final class UpstreamAttempt {
       phase = Phase.DONE;
       complete(false);
       finishConnection();
-      return;
     }
-    readMoreIfWanted();
   }
 
   private void complete(boolean cut) {
@@ -273,26 +278,32 @@ final class UpstreamAttempt {
     }
   }
 
-  private void readMoreIfWanted() {
+  /** How much of a handed-over body may wait for its sink before reads stop: {@value} bytes. */
+  static final int PENDING_LIMIT = 64 * 1024;
+
+  /** Stops reading the upstream: the caller's side cannot take more now. On the event loop. */
+  void pause() {
     Channel ch = channel;
-    if (ch == null || reading || phase == Phase.DONE || phase == Phase.HANDED) {
-      return;
+    if (ch != null && !paused && phase != Phase.DONE) {
+      paused = true;
+      ch.config().setAutoRead(false);
     }
-    if (phase == Phase.STREAMING) {
-      return; // the sink asks, once it wrote what it had
-    }
-    reading = true;
-    ch.read();
   }
 
-  /** The sink wrote the last part it was given: read the next. On the channel's event loop. */
-  void more() {
+  /** Reads on: the caller's connection can take more. From any thread. */
+  void resume() {
     Channel ch = channel;
-    if (ch == null || reading || phase != Phase.STREAMING) {
+    if (ch == null) {
       return;
     }
-    reading = true;
-    ch.read();
+    if (!ch.eventLoop().inEventLoop()) {
+      ch.eventLoop().execute(this::resume);
+      return;
+    }
+    if (paused && phase == Phase.STREAMING) {
+      paused = false;
+      ch.config().setAutoRead(true);
+    }
   }
 
   /** Starts the body of an accepted answer towards {@code sink}; from any thread. */
@@ -310,6 +321,9 @@ final class UpstreamAttempt {
               phase = ended ? Phase.DONE : Phase.STREAMING;
               HttpContent c;
               boolean sawLast = false;
+              if (pending.isEmpty()) {
+                target.flushHead();
+              }
               while ((c = pending.poll()) != null) {
                 boolean last = c instanceof LastHttpContent;
                 sawLast |= last;
@@ -317,8 +331,8 @@ final class UpstreamAttempt {
               }
               if (!sawLast && broken != null) {
                 target.onAbort(broken);
-              } else if (!sawLast) {
-                more();
+              } else if (!sawLast && paused && target.writable()) {
+                resume();
               }
             });
   }
@@ -335,6 +349,10 @@ final class UpstreamAttempt {
       return;
     }
     if (keepAlive && call.upstreamKeepAlive() && ch.isActive()) {
+      if (paused) {
+        paused = false;
+        ch.config().setAutoRead(true);
+      }
       upstreams.release(call.origin(), ch);
     } else {
       close();
@@ -376,7 +394,7 @@ final class UpstreamAttempt {
   }
 
   void onIdle() {
-    if (phase == Phase.STREAMING && reading) {
+    if (phase == Phase.STREAMING && !paused) {
       fail(new IOException("the upstream stalled in the middle of the body"));
     }
   }

@@ -30,8 +30,8 @@ import javax.net.ssl.SSLException;
 /**
  * The proxy's connections to its upstreams: one pool of kept-alive HTTP/1.1 connections per origin
  * (scheme, host, port), made on the proxy's own event loops with Netty's client codec, TLS with the
- * JDK's trust store and host-name check for {@code https}. Every channel reads only when asked
- * ({@code autoRead} off), so that a body moves no faster than its reader takes it.
+ * JDK's trust store and host-name check for {@code https}. Channels read as data comes; an attempt
+ * stops reads while its caller cannot take more ({@link UpstreamAttempt#pause}).
  *
  * <p>Thread-safe: pools are made once per origin and shared.
  */
@@ -96,7 +96,6 @@ final class Upstreams implements AutoCloseable {
             .group(group)
             .channel(NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.AUTO_READ, false)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
             .remoteAddress(origin.host(), origin.port());
     return new SimpleChannelPool(

@@ -259,6 +259,25 @@ class ReverseModeTest {
   }
 
   @Test
+  void withoutAttemptLinesOnlyGiveUpsAreLogged() throws Exception {
+    try (ProxyFixture f =
+        new ProxyFixture(
+            Scenario.builder()
+                .route("/flaky")
+                .steps(Step.status(503), Step.ok("ok"))
+                .route("/down")
+                .steps(Step.status(503))
+                .build(),
+            b -> b.withAttemptLines(false))) {
+      assertThat(f.get("/flaky").statusCode()).isEqualTo(200);
+      assertThat(f.get("/down").statusCode()).isEqualTo(503);
+      assertThat(f.log)
+          .noneMatch(l -> l.contains(" attempt="))
+          .anyMatch(l -> l.contains("give-up="));
+    }
+  }
+
+  @Test
   void pipelinedRequestsAreAnsweredInTurn() throws Exception {
     try (ProxyFixture f =
         new ProxyFixture(
