@@ -114,6 +114,11 @@ final class ProxyCall {
     return q < 0 ? target : target.substring(0, q);
   }
 
+  /** The caller's event loop, where its upstream exchanges run too. */
+  io.netty.channel.EventLoop eventLoop() {
+    return ctx.channel().eventLoop();
+  }
+
   Upstreams.Origin origin() {
     return origin;
   }
@@ -312,7 +317,13 @@ final class ProxyCall {
                 timeoutNanos ->
                     new UpstreamAttempt(this, proxy.upstreams(), call.attempts()).start());
     future.whenComplete(
-        (response, failure) -> ctx.executor().execute(() -> finish(response, failure)));
+        (response, failure) -> {
+          if (ctx.executor().inEventLoop()) {
+            finish(response, failure);
+          } else {
+            ctx.executor().execute(() -> finish(response, failure));
+          }
+        });
   }
 
   private void attempted(AttemptRecord record) {

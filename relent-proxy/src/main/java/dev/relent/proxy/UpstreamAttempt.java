@@ -105,7 +105,7 @@ final class UpstreamAttempt {
 
   /** Takes a connection and sends the request. */
   CompletableFuture<ProxyResponse> start() {
-    upstreams.acquire(call.origin()).addListener(this::acquired);
+    upstreams.acquire(call.origin(), call.eventLoop()).addListener(this::acquired);
     return stage;
   }
 
@@ -309,32 +309,36 @@ final class UpstreamAttempt {
   /** Starts the body of an accepted answer towards {@code sink}; from any thread. */
   void stream(Sink target) {
     Channel ch = channel;
-    ch.eventLoop()
-        .execute(
-            () -> {
-              if (aborted) {
-                target.onAbort(new IOException("the upstream connection was closed"));
-                return;
-              }
-              sink = target;
-              boolean ended = phase == Phase.DONE;
-              phase = ended ? Phase.DONE : Phase.STREAMING;
-              HttpContent c;
-              boolean sawLast = false;
-              if (pending.isEmpty()) {
-                target.flushHead();
-              }
-              while ((c = pending.poll()) != null) {
-                boolean last = c instanceof LastHttpContent;
-                sawLast |= last;
-                target.onContent(c, last);
-              }
-              if (!sawLast && broken != null) {
-                target.onAbort(broken);
-              } else if (!sawLast && paused && target.writable()) {
-                resume();
-              }
-            });
+    if (ch.eventLoop().inEventLoop()) {
+      startStream(target);
+    } else {
+      ch.eventLoop().execute(() -> startStream(target));
+    }
+  }
+
+  private void startStream(Sink target) {
+    if (aborted) {
+      target.onAbort(new IOException("the upstream connection was closed"));
+      return;
+    }
+    sink = target;
+    boolean ended = phase == Phase.DONE;
+    phase = ended ? Phase.DONE : Phase.STREAMING;
+    HttpContent c;
+    boolean sawLast = false;
+    if (pending.isEmpty()) {
+      target.flushHead();
+    }
+    while ((c = pending.poll()) != null) {
+      boolean last = c instanceof LastHttpContent;
+      sawLast |= last;
+      target.onContent(c, last);
+    }
+    if (!sawLast && broken != null) {
+      target.onAbort(broken);
+    } else if (!sawLast && paused && target.writable()) {
+      resume();
+    }
   }
 
   /** The whole answer arrived: the connection may serve the next exchange. */

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.pool.AbstractChannelPoolHandler;
 import io.netty.channel.pool.ChannelHealthChecker;
@@ -33,7 +34,7 @@ import javax.net.ssl.SSLException;
  * JDK's trust store and host-name check for {@code https}. Channels read as data comes; an attempt
  * stops reads while its caller cannot take more ({@link UpstreamAttempt#pause}).
  *
- * <p>Thread-safe: pools are made once per origin and shared.
+ * <p>Thread-safe: pools are made once per origin and event loop, and shared.
  */
 final class Upstreams implements AutoCloseable {
   /** The attempt a pooled channel is serving now, or none while it sits in its pool. */
@@ -57,7 +58,13 @@ final class Upstreams implements AutoCloseable {
   private final SslContext ssl;
   private final int connectTimeoutMillis;
   private final long idleNanos;
-  private final ConcurrentMap<Origin, ChannelPool> pools = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Key, ChannelPool> pools = new ConcurrentHashMap<>();
+
+  /**
+   * A pool serves one origin on one event loop: the caller's. A request and its upstream exchange
+   * then run on one thread, with no hand-over between loops.
+   */
+  private record Key(Origin origin, EventLoop loop) {}
 
   Upstreams(EventLoopGroup group, Duration connectTimeout, Duration idleTimeout) {
     this.group = group;
@@ -74,15 +81,15 @@ final class Upstreams implements AutoCloseable {
     }
   }
 
-  /** Takes a kept-alive connection to {@code origin}, or makes a new one. */
-  Future<Channel> acquire(Origin origin) {
-    return pools.computeIfAbsent(origin, this::pool).acquire();
+  /** Takes a kept-alive connection to {@code origin} on {@code loop}, or makes a new one. */
+  Future<Channel> acquire(Origin origin, EventLoop loop) {
+    return pools.computeIfAbsent(new Key(origin, loop), this::pool).acquire();
   }
 
   /** Gives a connection whose exchange ended cleanly back to its pool. */
   void release(Origin origin, Channel channel) {
     channel.attr(CURRENT).set(null);
-    ChannelPool pool = pools.get(origin);
+    ChannelPool pool = pools.get(new Key(origin, channel.eventLoop()));
     if (pool == null) {
       channel.close();
     } else {
@@ -90,10 +97,11 @@ final class Upstreams implements AutoCloseable {
     }
   }
 
-  private ChannelPool pool(Origin origin) {
+  private ChannelPool pool(Key key) {
+    Origin origin = key.origin();
     Bootstrap b =
         new Bootstrap()
-            .group(group)
+            .group(key.loop())
             .channel(NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
