@@ -14,6 +14,7 @@
 #
 #   bench/proxy.sh                 # every case
 #   bench/proxy.sh limiter fleet   # some, by name
+#   PROXY_FLAGS='--concurrency 4' bench/proxy.sh limiter   # more relent proxy flags, every case
 #
 # Prints what it runs and a summary; results in relent-bench/target/bench-results/proxy/ (or OUT,
 # an absolute path): summary.txt, and runs/CASE/ with each server's configuration, logs and the
@@ -138,7 +139,7 @@ start_proxy() {
   shift 3
   mkdir -p "$dir"
   serve "$dir/proxy-$port.out" "$dir/proxy-$port.err" java "${PROXY_JVM[@]}" -jar "$JAR" proxy \
-    --listen "127.0.0.1:$port" --upstream "$upstream" "$@"
+    --listen "127.0.0.1:$port" --upstream "$upstream" "$@" ${PROXY_FLAGS:-}
   wait_for "$port"
 }
 PROXY_JVM=(-Xmx256m)
@@ -204,6 +205,7 @@ case_limiter() {
   run curl_loop "http://127.0.0.1:$proxy" 150 8 1 "$dir/client.txt"
   t1=$(now)
   secs=$(seconds "$t0" "$t1")
+  curl -s "http://127.0.0.1:$proxy/__relent/metrics" >"$dir/metrics.txt" || true
   local n200 n429 a200 a429
   n200=$(count "$dir/client.txt" 200)
   a200=$(at_nginx "$dir/nginx/logs/access.log" 200)
