@@ -10,7 +10,10 @@
 #   fleet      two proxies with --shared redis://127.0.0.1:6379 (one --account), two curl loops of
 #              75 GETs each (xargs -P4 each) at the same time, against the same nginx limiter.
 #   memory     a 1 GiB answer (bench/BigBody.java) through a proxy started with -Xmx256m, to
-#              curl; the bytes curl got and the proxy's peak RSS (VmHWM).
+#              curl; the bytes curl got and the proxy's peak RSS (VmHWM). Then 512 MiB to a curl
+#              that reads at most 32 MB/s (--limit-rate) from an upstream that sends as fast as
+#              it can: the proxy must hold the upstream back, or its 256 MiB (heap and direct
+#              buffers alike) would overflow.
 #
 #   bench/proxy.sh                 # every case
 #   bench/proxy.sh limiter fleet   # some, by name
@@ -264,6 +267,14 @@ case_memory() {
   hwm=$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")
   say "memory, a 1 GiB answer through relent proxy started with -Xmx256m, to curl:"
   say "  curl got ${result% *} bytes, status ${result#* } (goal: 1073741824, 200); proxy peak RSS $hwm MB"
+  local t0 t1
+  t0=$(now)
+  result=$(run curl -s -o /dev/null --limit-rate 32M -w '%{size_download} %{http_code}' \
+    --max-time 600 "http://127.0.0.1:$proxy/big?n=536870912")
+  t1=$(now)
+  hwm=$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")
+  say "  a slow reader (curl --limit-rate 32M), 512 MiB: got ${result% *} bytes, status ${result#* }" \
+    "in $(seconds "$t0" "$t1") s; proxy peak RSS since its start $hwm MB"
   cleanup
 }
 
