@@ -120,7 +120,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     super(loop);
     this.settings = settings;
     this.group = group;
-    this.upstreams = new Upstreams(group, settings.connectTimeout, settings.idleTimeout);
+    this.upstreams = new Upstreams(settings.connectTimeout, settings.idleTimeout, settings.tls);
     this.log = new ProxyLog(settings.logSink, settings.time.clock());
     this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     metrics.withGuardsOf(loop.executor()).bindTo(meters);
@@ -415,6 +415,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     TimeSource time;
     int threads;
     boolean attemptLines;
+    io.netty.handler.ssl.SslContext tls;
   }
 
   /**
@@ -438,6 +439,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
     private String meterName = "proxy";
     private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private boolean attemptLines = true;
+    private io.netty.handler.ssl.SslContext tls;
 
     Builder() {
       withoutLogging(); // the proxy writes its own line per attempt
@@ -677,6 +679,15 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
       return this;
     }
 
+    /**
+     * Sets the TLS of upstream connections, for tests that trust a certificate of their own.
+     * Default: the JDK's trust store with the host-name check of HTTPS.
+     */
+    Builder withUpstreamTls(io.netty.handler.ssl.SslContext context) {
+      this.tls = context;
+      return this;
+    }
+
     @Override
     public Builder withPolicy(RetryPolicy policy) {
       super.withPolicy(policy);
@@ -782,6 +793,7 @@ public final class RelentProxy extends HttpAdapter<ProxyResponse> implements Aut
       s.time = time;
       s.threads = threads;
       s.attemptLines = attemptLines;
+      s.tls = tls;
       RelentProxy proxy = new RelentProxy(buildLoop(ProxyAccess.INSTANCE), s, metrics, group);
       try {
         proxy.bind();

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.pool.AbstractChannelPoolHandler;
 import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.ChannelPool;
@@ -54,7 +53,6 @@ final class Upstreams implements AutoCloseable {
     }
   }
 
-  private final EventLoopGroup group;
   private final SslContext ssl;
   private final int connectTimeoutMillis;
   private final long idleNanos;
@@ -66,16 +64,19 @@ final class Upstreams implements AutoCloseable {
    */
   private record Key(Origin origin, EventLoop loop) {}
 
-  Upstreams(EventLoopGroup group, Duration connectTimeout, Duration idleTimeout) {
-    this.group = group;
+  Upstreams(Duration connectTimeout, Duration idleTimeout, SslContext tls) {
     this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
     this.idleNanos = idleTimeout.toNanos();
+    this.ssl = tls != null ? tls : jdkTrust();
+  }
+
+  /** TLS with the JDK's trust store and the host-name check of HTTPS. */
+  static SslContext jdkTrust() {
     try {
-      this.ssl =
-          SslContextBuilder.forClient()
-              .sslProvider(SslProvider.JDK)
-              .endpointIdentificationAlgorithm("HTTPS")
-              .build();
+      return SslContextBuilder.forClient()
+          .sslProvider(SslProvider.JDK)
+          .endpointIdentificationAlgorithm("HTTPS")
+          .build();
     } catch (SSLException e) {
       throw new IllegalStateException("cannot set up TLS with the JDK's trust store: " + e, e);
     }
