@@ -49,6 +49,10 @@ import org.junit.jupiter.api.Test;
  *       in by a library module (core, HTTP and its adapters, idempotency, the test kit).
  *   <li>The meters (relent-micrometer) use relent-core's public API and Micrometer alone: no HTTP
  *       layer, no core internals.
+ *   <li>The proxy (relent-proxy) is glue around relent-http's one attempt loop: it uses core, the
+ *       HTTP layer, the meters, Micrometer and Netty, never another adapter, the mock server or a
+ *       store (the application, relent-cli, wires Redis for {@code --shared}); and only relent-cli
+ *       depends on it.
  *   <li>Only relent-opentelemetry uses OpenTelemetry, and the Spring Boot starter that wires it;
  *       both use the API alone, never the SDK (the application chooses that).
  *   <li>Only the Spring Boot starter uses Spring, and no module depends on the starter: the library
@@ -295,6 +299,39 @@ class LayeringTest {
             "dev.relent.guard",
             "io.micrometer..",
             "java..")
+        .check(relent);
+  }
+
+  @Test
+  void theProxyIsGlueAroundTheHttpLoop() {
+    classes()
+        .that()
+        .resideInAPackage("dev.relent.proxy..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            concat(
+                CORE,
+                "dev.relent.proxy..",
+                "dev.relent.http",
+                "dev.relent.http.adapter",
+                "dev.relent.micrometer..",
+                "io.micrometer..",
+                "io.netty..",
+                "org.slf4j..",
+                "java..",
+                "javax.net.ssl.."))
+        .check(relent);
+  }
+
+  @Test
+  void onlyTheCliDependsOnTheProxy() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("dev.relent.proxy..", "dev.relent.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.relent.proxy..")
         .check(relent);
   }
 
@@ -556,10 +593,10 @@ class LayeringTest {
                     || c.getPackageName().contains(".internal.")));
   }
 
-  private static String[] concat(String[] packages, String more) {
-    String[] all = new String[packages.length + 1];
+  private static String[] concat(String[] packages, String... more) {
+    String[] all = new String[packages.length + more.length];
     System.arraycopy(packages, 0, all, 0, packages.length);
-    all[packages.length] = more;
+    System.arraycopy(more, 0, all, packages.length, more.length);
     return all;
   }
 }

@@ -38,6 +38,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       MockCommand.class,
       PlanCommand.class,
+      ProxyCommand.class,
       SimulateCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -251,7 +251,7 @@ public final class BatchCommand implements Callable<Integer> {
    * Reads {@code --retry-budget} (a ratio, 0 to 1, or a percentage) or {@code --breaker} (a
    * percentage, with or without its sign, above 0 and at most 100).
    */
-  private static double ratio(CommandLine cli, String option, String given, boolean percent) {
+  static double ratio(CommandLine cli, String option, String given, boolean percent) {
     String text = given.strip();
     boolean sign = text.endsWith("%");
     double value;
