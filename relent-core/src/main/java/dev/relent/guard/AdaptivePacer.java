@@ -16,7 +16,8 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>{@link StartHistory}: the recent starts and the measured send rate;
- *   <li>{@link QuotaReading}: the quota's floor interval until its reset ({@link #observeQuota});
+ *   <li>{@link QuotaReading}: the quota's floor interval until its reset ({@link #observeQuota}),
+ *       and with {@link WindowLength} the end of a hold of a window with none left;
  *   <li>{@link OtherCaller}: another caller on the account, left a headroom while it is seen;
  *   <li>{@link RateController}: CUBIC, AIMD or {@link LimitBracket}, fed by throttles ({@link
  *       #onThrottled}) and answers ({@link #onAccepted});

@@ -38,9 +38,11 @@ final class QuotaReading {
   /** Whether the readings are of a window (a fixed reset that the requests left count down to). */
   private boolean window;
 
+  /** The end of the latest hold of a window with none left. */
+  private long heldUntil = NEVER;
+
   // Read without the lock.
   private volatile boolean holding;
-  private long heldUntil = NEVER;
   private volatile long floorNanos;
   private volatile long until = NEVER;
   private volatile long rateNanos;
@@ -75,8 +77,7 @@ final class QuotaReading {
     if (span <= 0) {
       return; // the window ended before the next start: nothing to learn
     }
-    // The server counted the attempt sent at sentAt, not the starts reserved after it (those
-    // booked for after the reset take nothing of this window).
+    // The server counted the attempt sent at sentAt, not the starts reserved after it.
     long left = remaining - starts.startsAfter(sentAtNanos);
     if (tellsWindows && inForceAt(sentAtNanos)) {
       // Two readings of one window that name the same reset, within the second a reset stated in
@@ -103,7 +104,6 @@ final class QuotaReading {
     } else if (left <= 0) {
       // A reset that moves on (a bucket's refill): the span until it, a quarter of it going in.
       interval = span;
-
     } else {
       // The schedule holds the next start one interval (the one it was reserved at) after the
       // newest; from there `left` starts fit before the reset, the one after them at the reset.

@@ -27,7 +27,10 @@ final class StartHistory {
   static final double SMOOTHING = 0.8;
 
   private final long[] recent = new long[RECENT];
-  private final boolean[] refused = new boolean[RECENT];
+
+  /** The starts a server will not count: refused, or dropped from a hold ({@link #dropBetween}). */
+  private final boolean[] uncounted = new boolean[RECENT];
+
   private int next;
   private int size;
   private boolean newestWaited;
@@ -38,7 +41,7 @@ final class StartHistory {
   /** Records a reserved start at {@code start}, which waited for its turn or not. */
   void record(long start, boolean waited) {
     recent[next] = start;
-    refused[next] = false;
+    uncounted[next] = false;
     next = (next + 1) % RECENT;
     size = Math.min(RECENT, size + 1);
     newestWaited = waited;
@@ -89,7 +92,7 @@ final class StartHistory {
   long startsBetween(long from, long to) {
     long n = 0;
     for (int i = 0; i < size; i++) {
-      if (!refused[i] && recent[i] > from && recent[i] <= to) {
+      if (!uncounted[i] && recent[i] > from && recent[i] <= to) {
         n++;
       }
     }
@@ -105,7 +108,7 @@ final class StartHistory {
     long seen = 0;
     for (int i = 1; i <= size; i++) {
       int at = (next + RECENT - i) % RECENT;
-      if (!refused[at] && recent[at] <= t && ++seen == n) {
+      if (!uncounted[at] && recent[at] <= t && ++seen == n) {
         return recent[at];
       }
     }
@@ -119,7 +122,7 @@ final class StartHistory {
   void dropBetween(long from, long to) {
     for (int i = 0; i < size; i++) {
       if (recent[i] > from && recent[i] < to) {
-        refused[i] = true;
+        uncounted[i] = true;
       }
     }
   }
@@ -131,8 +134,8 @@ final class StartHistory {
   void refused(long sentAt) {
     for (int i = 1; i <= size; i++) {
       int at = (next + RECENT - i) % RECENT;
-      if (!refused[at] && recent[at] <= Nanos.saturatedAdd(sentAt, BOOKED_LATE_NANOS)) {
-        refused[at] = true;
+      if (!uncounted[at] && recent[at] <= Nanos.saturatedAdd(sentAt, BOOKED_LATE_NANOS)) {
+        uncounted[at] = true;
         return;
       }
     }
