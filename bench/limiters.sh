@@ -146,49 +146,12 @@ printf 'case\trun\tseconds\tminimum\tratio\tn_200\tn_429\tshare\texit\tstart_s\t
 printf 'case\trun\tprocess\tfirst_s\tlast_s\tn_200\tn_429\texit\n' >"$OUT/fleet.tsv"
 trap cleanup EXIT
 
-# Starts a server in the background, stdout to $1 and stderr to $2; its PID goes to PIDS.
-serve() {
-  local out=$1 err=$2
-  shift 2
-  echo "+ $* >$out 2>$err &" >&2
-  "$@" >"$out" 2>"$err" &
-  PIDS+=($!)
-}
-
-# nginx limit_req at 10r/s, one zone for the whole server (an account-wide limit), in front of a
-# backend answering 200, as bench/nginx.sh; every request logged with its time ($msec) and status.
-# $3: limit_req's options (" burst=20 nodelay"), $4: what else goes in the location.
+# nginx's limiter on $2 (lib.sh's nginx_limit_conf), in $1; $3: limit_req's options (" burst=20
+# nodelay"), $4: what else goes in the location.
 start_nginx() {
-  local dir=$1 port=$2 options=$3 extra=$4 backend
+  local dir=$1 port=$2 backend
   backend=$(free_port $((port + 1)))
-  mkdir -p "$dir/logs"
-  cat >"$dir/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 256; }
-http {
-  log_format bench '\$msec \$status \$request_uri';
-  access_log $dir/logs/access.log bench;
-  client_body_temp_path $dir/body;
-  proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fastcgi;
-  uwsgi_temp_path $dir/uwsgi;
-  scgi_temp_path $dir/scgi;
-  limit_req_zone \$server_port zone=limit:1m rate=10r/s;
-  limit_req_status 429;
-  server {
-    listen 127.0.0.1:$backend;
-    access_log off;
-    location / { return 200 "ok\n"; }
-  }
-  server {
-    listen 127.0.0.1:$port;
-    location / { limit_req zone=limit$options; $extra proxy_pass http://127.0.0.1:$backend; }
-  }
-}
-EOF
+  nginx_limit_conf "$dir" "$port" "$backend" "$3" "$4"
   serve "$dir/logs/stdout.log" "$dir/logs/stderr.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf"
   wait_for "$port"
   LIMITER_LOG=$dir/logs/access.log

@@ -66,16 +66,6 @@ say() {
   echo "$*" | tee -a "$SUMMARY"
 }
 
-# Starts a server in the background, stdout to $1 and stderr to $2; its PID goes to PIDS and LAST.
-serve() {
-  local out=$1 err=$2
-  shift 2
-  echo "+ $* >$out 2>$err &" >&2
-  "$@" >"$out" 2>"$err" &
-  LAST=$!
-  PIDS+=("$LAST")
-}
-
 # nginx on $2: `return 200` at every path when $3 is "fast"; else limit_req 10r/s burst 0 (one zone
 # for the whole server: an account-wide limit) in front of such a backend, logging time and status.
 start_nginx() {
@@ -104,33 +94,7 @@ http {
 CONF
   else
     backend=$(free_port $((port + 1)))
-    cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/logs/error.log warn;
-events { worker_connections 256; }
-http {
-  log_format bench '\$msec \$status \$request_uri';
-  access_log $dir/logs/access.log bench;
-  client_body_temp_path $dir/body;
-  proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fastcgi;
-  uwsgi_temp_path $dir/uwsgi;
-  scgi_temp_path $dir/scgi;
-  limit_req_zone \$server_port zone=limit:1m rate=10r/s;
-  limit_req_status 429;
-  server {
-    listen 127.0.0.1:$backend;
-    access_log off;
-    location / { return 200 "ok\n"; }
-  }
-  server {
-    listen 127.0.0.1:$port;
-    location / { limit_req zone=limit; proxy_pass http://127.0.0.1:$backend; }
-  }
-}
-CONF
+    nginx_limit_conf "$dir" "$port" "$backend" "" ""
   fi
   serve "$dir/logs/stdout.log" "$dir/logs/stderr.log" "$NGINX" -p "$dir" -c "$dir/nginx.conf"
   wait_for "$port"
